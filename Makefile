@@ -1,0 +1,29 @@
+# One command each for a newcomer: `make demo` (install, build the sample, open the dashboard)
+# and `make test` (install, then run every test, browser tests included).
+VENV ?= .venv
+PYTHON ?= python3
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+.PHONY: setup chromium demo test lint
+
+setup: $(VENV)/.installed
+
+# torch==2.13.0 on the same pip line picks the CPU build (no 3 GB CUDA download).
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(VENV)/bin/pip install --quiet --upgrade pip
+	$(VENV)/bin/pip install --quiet -e ".[test,dev]" torch==2.13.0
+	touch $@
+
+# Browser tests drive Debian's Chromium (never `playwright install`).
+chromium:
+	@test -x /usr/bin/chromium || ($(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq chromium chromium-driver)
+
+demo: setup
+	$(VENV)/bin/topic-explorer serve
+
+test: setup chromium
+	$(VENV)/bin/python -m pytest
+
+lint: setup
+	$(VENV)/bin/ruff check . && $(VENV)/bin/ruff format --check .

@@ -1,0 +1,189 @@
+"""`topic-explorer`: build topics from abstracts, serve the dashboard, evaluate a build.
+
+Each command parses its options and calls one library function. User mistakes end as a
+one-line "error: ..." on stderr with exit status 2, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import math
+import sys
+import warnings
+from pathlib import Path
+
+from pipeline.errors import UserError
+from pipeline.settings import EMBEDDERS, MIN_PAPERS, BuildSettings, help_for
+
+EXIT_USER_ERROR = 2
+
+DESCRIPTION = """\
+Topic Explorer: find the topics in a pile of paper abstracts and explore them on a map.
+
+  topic-explorer build --out my-build            # the bundled sample: 38 NeurIPS 2025 abstracts
+  topic-explorer build papers.csv --out my-build # your own corpus
+  topic-explorer serve my-build                  # open the dashboard
+  topic-explorer evaluate my-build               # how good are the topics?
+"""
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.WARNING, format="%(message)s")
+    logging.getLogger("pipeline").setLevel(logging.WARNING if getattr(args, "quiet", False) else logging.INFO)
+    warnings.simplefilter("ignore")  # library warnings are not actionable for users
+    try:
+        return args.run(args)
+    except UserError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return EXIT_USER_ERROR
+    except KeyboardInterrupt:
+        print("interrupted: nothing was written", file=sys.stderr)
+        return 130
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="topic-explorer", description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    commands = parser.add_subparsers(title="commands", required=True, metavar="COMMAND")
+
+    build = commands.add_parser(
+        "build",
+        help="turn abstracts into a topic build folder",
+        description=(
+            "Find the topics in a corpus of abstracts and write a build folder for the dashboard. "
+            "Inputs: plain text (one abstract per blank-line-separated paragraph, optional header "
+            "line), CSV, TSV, JSON, JSON Lines or Parquet, optionally gzip-compressed. With no "
+            f"input, the bundled sample is built. At least {MIN_PAPERS} distinct abstracts are needed."
+        ),
+    )
+    build.add_argument("inputs", nargs="*", type=Path, metavar="INPUT", help="files of abstracts (default: the sample)")
+    build.add_argument(
+        "--out", required=True, type=Path, metavar="DIR", help="the build folder to write (replaced atomically)"
+    )
+    build.add_argument("--text-column", metavar="NAME", help=help_for("text_column"))
+    build.add_argument("--title-column", metavar="NAME", help=help_for("title_column"))
+    build.add_argument("--embedder", choices=EMBEDDERS, default=BuildSettings.embedder, help=help_for("embedder"))
+    build.add_argument("--seed", type=int, default=BuildSettings.seed, help=help_for("seed") + " (default %(default)s)")
+    build.add_argument("--min-topic-size", type=int, metavar="N", help=help_for("min_topic_size"))
+    build.add_argument("--topics", nargs="+", default=(), metavar="NAME", help=help_for("named_topics"))
+    build.add_argument(
+        "--named-topic-threshold",
+        type=float,
+        default=BuildSettings.named_topic_threshold,
+        metavar="SIM",
+        help=help_for("named_topic_threshold") + " (default %(default)s)",
+    )
+    build.add_argument("--keep-outliers", action="store_true", help=help_for("keep_outliers"))
+    build.add_argument(
+        "--keywords-per-topic",
+        type=int,
+        default=BuildSettings.keywords_per_topic,
+        metavar="N",
+        help=help_for("keywords_per_topic") + " (default %(default)s)",
+    )
+    build.add_argument("--cache-dir", type=Path, metavar="DIR", help=help_for("cache_dir"))
+    build.add_argument("--quiet", action="store_true", help="print nothing but errors and warnings")
+    build.set_defaults(run=_build)
+
+    serve = commands.add_parser(
+        "serve",
+        help="open the dashboard on a build",
+        description="Start the dashboard. With no BUILD, it shows the bundled sample, building it first if needed.",
+    )
+    serve.add_argument("build", nargs="?", type=Path, metavar="BUILD", help="a build folder (default: the sample's)")
+    serve.add_argument("--port", type=int, default=8501, help="port to listen on (default %(default)s)")
+    serve.add_argument("--host", default="localhost", help="address to listen on (default %(default)s)")
+    serve.set_defaults(run=_serve)
+
+    evaluate = commands.add_parser(
+        "evaluate",
+        help="score a build's topics",
+        description=(
+            "Score a build: topic coherence (NPMI of each topic's top-10 keywords by document "
+            "co-occurrence, -1 to 1), diversity (share of distinct words among each topic's top 25), "
+            "outlier share and topic sizes; with --label-column, agreement with known labels "
+            "(NMI, ARI, purity)."
+        ),
+    )
+    evaluate.add_argument("build", type=Path, metavar="BUILD", help="a build folder")
+    evaluate.add_argument("--label-column", metavar="NAME", help="a metadata column of known labels, e.g. field")
+    evaluate.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
+    evaluate.set_defaults(run=_evaluate)
+    return parser
+
+
+def _build(args: argparse.Namespace) -> int:
+    from pipeline.build import run_build
+
+    settings = BuildSettings(
+        embedder=args.embedder,
+        seed=args.seed,
+        min_topic_size=args.min_topic_size,
+        named_topics=tuple(args.topics),
+        named_topic_threshold=args.named_topic_threshold,
+        keep_outliers=args.keep_outliers,
+        keywords_per_topic=args.keywords_per_topic,
+        text_column=args.text_column,
+        title_column=args.title_column,
+        cache_dir=args.cache_dir,
+    )
+    result = run_build(args.inputs, args.out, settings, progress=not args.quiet)
+    if not args.quiet:
+        from pipeline.summary import build_summary
+
+        print(build_summary(result))
+    return 0
+
+
+def _serve(args: argparse.Namespace) -> int:
+    from pipeline.serve import serve
+
+    return serve(args.build, port=args.port, host=args.host)
+
+
+def _evaluate(args: argparse.Namespace) -> int:
+    from pipeline.buildfolder import read_build
+    from pipeline.quality import assess
+
+    build = read_build(args.build)
+    labels = None
+    if args.label_column:
+        if args.label_column not in build.metadata_columns:
+            columns = ", ".join(build.metadata_columns) or "none"
+            raise UserError(f"--label-column {args.label_column!r} is not in this build (metadata columns: {columns})")
+        labels = build.papers[args.label_column]
+    quality = assess(
+        build.papers["abstract"].tolist(),
+        build.papers["topic_id"].to_numpy(),
+        build.papers["was_outlier"].to_numpy(),
+        build.topics,
+        labels,
+    )
+    if args.json:
+        per_topic = quality.per_topic.to_dict(orient="records")
+        print(json.dumps(_finite({"build": str(build.path), **quality.summary(), "per_topic": per_topic}), indent=2))
+    else:
+        from pipeline.summary import quality_table
+
+        print(quality_table(build.path, quality))
+    return 0
+
+
+def _finite(value):
+    """JSON has no NaN: undefined figures become null."""
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_finite(v) for v in value]
+    return value
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,219 @@
+"""Topic keywords that read well, and short labels built from them.
+
+Keywords come from c-TF-IDF (BERTopic's `ClassTfidfTransformer`) over cleaned text: no
+LaTeX, markup or citations; English and academic stop words removed; words and bigrams.
+Two changes from stock BERTopic make them read better:
+- a keyword must be used by at least two of the topic's papers: a method name repeated
+  eight times in one abstract ("QCS") no longer outranks what the topic's papers share;
+- terms are words and phrases of up to three words that never cross punctuation or a stop
+  word (`pipeline.textclean.phrases`), and a term gives way to a longer one containing it
+  that scores nearly as well ("low" to "low-rank", "KV" and "cache" to "KV cache");
+- a plural and its singular count once.
+For display, keywords take the spelling the corpus uses most ("LoRA", "KV cache"), and
+each topic's label joins its two most telling keywords ("Federated learning, clients").
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter, defaultdict
+from collections.abc import Callable
+from itertools import pairwise
+
+import numpy as np
+from scipy import sparse
+from sklearn.feature_extraction.text import CountVectorizer
+
+from pipeline.textclean import TOKEN_PATTERN, phrases, strip_markup
+
+LABEL_TERMS = 2
+LABEL_POOL = 10  # labels draw on a topic's best keywords only
+MIN_PAPERS_PER_KEYWORD = 2
+CANDIDATES_PER_KEYWORD = 2  # c-TF-IDF proposes this many candidates per keyword kept
+LONGER_TERM_WINS = 0.6  # a phrase scoring at least this share of a shorter term in it replaces that term
+_WORD = re.compile(TOKEN_PATTERN)
+_SENTENCE_START = re.compile(r"(?:^|[.!?:]\s+)$")
+
+
+def keyword_vectorizer(n_papers: int) -> CountVectorizer:
+    """Counts the keyword candidates of each paper; rare terms dropped on larger corpora."""
+    return CountVectorizer(analyzer=phrases, min_df=1 if n_papers < 200 else 2)
+
+
+def topic_keywords(
+    abstracts: list[str],
+    topic_id: np.ndarray,
+    embeddings: np.ndarray,
+    embed_terms: Callable[[list[str]], np.ndarray],
+    *,
+    top_n: int,
+) -> dict[int, list[tuple[str, float]]]:
+    """The `top_n` (lowercase term, relevance) pairs of each topic, best first.
+
+    c-TF-IDF proposes candidates; each is then scored by how close its embedding is to the
+    topic's centre, times the square root of its relative c-TF-IDF weight (in the spirit
+    of BERTopic's KeyBERTInspired), so "federated learning" beats a word that is merely
+    frequent in the topic's few papers.
+    """
+    candidates = _ctfidf_candidates(abstracts, topic_id, CANDIDATES_PER_KEYWORD * top_n)
+    terms = sorted({term for pairs in candidates.values() for term, _ in pairs})
+    term_vectors = dict(zip(terms, embed_terms(terms), strict=True)) if terms else {}
+    result = {}
+    for topic, pairs in candidates.items():
+        if not pairs:
+            result[topic] = []
+            continue
+        centre = embeddings[topic_id == topic].mean(axis=0)
+        centre = centre / (np.linalg.norm(centre) or 1.0)
+        strongest = pairs[0][1]
+        scored = [
+            (term, float(max(term_vectors[term] @ centre, 0.0) * np.sqrt(weight / strongest))) for term, weight in pairs
+        ]
+        scored.sort(key=lambda pair: -pair[1])
+        result[topic] = _prefer_longer_terms(scored)[:top_n]
+    return result
+
+
+def _ctfidf_candidates(abstracts: list[str], topic_id: np.ndarray, count: int) -> dict[int, list[tuple[str, float]]]:
+    """Each topic's best `count` terms by c-TF-IDF, among terms at least two of its papers use."""
+    from bertopic.vectorizers import ClassTfidfTransformer
+
+    vectorizer = keyword_vectorizer(len(abstracts))
+    papers_terms = vectorizer.fit_transform(abstracts)
+    topics = np.unique(topic_id)
+    rows = np.searchsorted(topics, topic_id)
+    membership = sparse.csr_matrix((np.ones(len(topic_id)), (rows, np.arange(len(topic_id)))))
+    counts = membership @ papers_terms  # topics x terms
+    weights = ClassTfidfTransformer(reduce_frequent_words=True).fit_transform(counts).toarray()
+    users = (membership @ (papers_terms > 0)).toarray()  # how many of a topic's papers use a term
+    sizes = np.asarray(membership.sum(axis=1))
+    weights[users < np.minimum(MIN_PAPERS_PER_KEYWORD, sizes)] = 0
+    terms = vectorizer.get_feature_names_out()
+    result = {}
+    for row, topic in enumerate(topics):
+        ranked = np.argsort(-weights[row], kind="stable")[:count]
+        result[int(topic)] = [(str(terms[i]), float(weights[row, i])) for i in ranked if weights[row, i] > 0]
+    return result
+
+
+def _prefer_longer_terms(candidates: list[tuple[str, float]]) -> list[tuple[str, float]]:
+    """Drop a term when a longer term containing it scores nearly as well, or it is a plural twin."""
+    kept = []
+    seen_singulars = set()
+    for term, weight in candidates:
+        padded = f" {term} "
+        if any(
+            padded in f" {longer} " and longer_weight >= LONGER_TERM_WINS * weight
+            for longer, longer_weight in candidates
+            if len(longer) > len(term)
+        ):
+            continue
+        singular = _singular(term)
+        if singular in seen_singulars:
+            continue
+        seen_singulars.add(singular)
+        kept.append((term, weight))
+    return kept
+
+
+def _singular(term: str) -> str:
+    last = term.rsplit(" ", 1)[-1]
+    if len(last) > 4 and last.endswith("ies"):
+        return term[:-3] + "y"
+    if len(last) > 3 and last.endswith("s") and not last.endswith(("ss", "us", "is")):
+        return term[:-1]
+    return term
+
+
+def display_forms(texts: list[str], terms: set[str]) -> dict[str, str]:
+    """The corpus's most common spelling of each lowercase term ('lora' -> 'LoRA').
+
+    Words at the start of a sentence are not counted, so "Federated learning is ..." does
+    not make every label capitalised. Words keep the joiner the corpus prefers ("low-rank").
+    """
+    wanted_words = {word for term in terms for word in term.split()}
+    wanted_pairs = {pair for term in terms for pair in _pairs(term)}
+    spellings: dict[str, Counter] = defaultdict(Counter)
+    joiners: dict[tuple[str, str], Counter] = defaultdict(Counter)
+    for text in texts:
+        plain = strip_markup(text)
+        previous = None  # (lowercase word, end offset) of the word just before
+        for match in _WORD.finditer(plain):
+            word, lower = match.group(0), match.group(0).lower()
+            if lower in wanted_words and not _SENTENCE_START.search(plain[max(0, match.start() - 3) : match.start()]):
+                spellings[lower][word] += 1
+            gap = plain[previous[1] : match.start()] if previous else None
+            if gap in (" ", "-") and (pair := (previous[0], lower)) in wanted_pairs:
+                joiners[pair][gap] += 1
+            previous = (lower, match.end())
+    forms = {}
+    for term in terms:
+        words = term.split()
+        form = _spelling(words[0], spellings[words[0]])
+        for pair in _pairs(term):
+            joiner = joiners[pair].most_common(1)[0][0] if joiners.get(pair) else " "
+            form += joiner + _spelling(pair[1], spellings[pair[1]])
+        forms[term] = form
+    return forms
+
+
+def _pairs(term: str) -> list[tuple[str, str]]:
+    return list(pairwise(term.split()))
+
+
+def _spelling(word: str, seen: Counter) -> str:
+    if not seen:
+        return word
+    best, count = seen.most_common(1)[0]
+    # Prefer lowercase unless another spelling clearly dominates (acronyms, names).
+    return best if best != word and count >= 2 * seen.get(word, 0) else word
+
+
+def make_labels(keyword_lists: list[list[tuple[str, float]]]) -> list[str]:
+    """A short, distinct label per topic from its (display keyword, weight) pairs, best first.
+
+    A term labels the topic where it weighs most: "large language models" may rank high in
+    three LLM topics but names only one of them; the others use their own terms first.
+    """
+    owner: dict[str, tuple[float, int]] = {}
+    for topic, keywords in enumerate(keyword_lists):
+        for term, weight in keywords[:LABEL_POOL]:
+            if term not in owner or weight > owner[term][0]:
+                owner[term] = (weight, topic)
+    labels: list[str] = []
+    for topic, keywords in enumerate(keyword_lists):
+        terms = [term for term, _ in keywords[:LABEL_POOL]]
+        pool = [term for term in terms if owner[term][1] == topic] + [term for term in terms if owner[term][1] != topic]
+        extra = LABEL_TERMS
+        label = _join(_label_terms(pool, extra))
+        while label in labels and extra < len(pool):
+            extra += 1
+            label = _join(_label_terms(pool, extra))
+        labels.append(label or "Miscellaneous")
+    return labels
+
+
+def _label_terms(keywords: list[str], count: int) -> list[str]:
+    """Pick terms that do not repeat each other's words; a bigram beats its own words."""
+    chosen: list[str] = []
+    used: set[str] = set()
+    for position, keyword in enumerate(keywords):
+        words = set(keyword.lower().replace("-", " ").split())
+        if words & used:
+            continue
+        longer = [k for k in keywords[position + 1 : position + 5] if words < set(k.lower().replace("-", " ").split())]
+        term = longer[0] if longer and not set(longer[0].lower().replace("-", " ").split()) & used else keyword
+        chosen.append(term)
+        used |= set(term.lower().replace("-", " ").split())
+        if len(chosen) == count:
+            break
+    return chosen
+
+
+def _join(terms: list[str]) -> str:
+    if not terms:
+        return ""
+    first = terms[0]
+    if first[:1].islower():
+        first = first[:1].upper() + first[1:]
+    return ", ".join([first, *terms[1:]])

@@ -1,0 +1,170 @@
+"""Read one input file into a table of raw rows, whatever its format.
+
+Formats: the bundled sample's plain text (an optional header line, then one abstract per
+blank-line-separated paragraph), CSV, TSV, JSON, JSON Lines and Parquet, each optionally
+gzip-compressed. Every failure becomes a `UserError` naming the file and the fix.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import io
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from pipeline.errors import UserError
+
+TEXT_SUFFIXES = {".txt", ".text", ".md"}
+TABLE_SUFFIXES = {
+    ".csv": "csv",
+    ".tsv": "tsv",
+    ".tab": "tsv",
+    ".json": "json",
+    ".jsonl": "jsonl",
+    ".ndjson": "jsonl",
+    ".parquet": "parquet",
+    ".pq": "parquet",
+}
+SUPPORTED = "plain text (.txt), CSV, TSV, JSON, JSON Lines or Parquet, optionally .gz"
+GZIP_MAGIC = b"\x1f\x8b"
+PARQUET_MAGIC = b"PAR1"
+
+
+@dataclass(frozen=True)
+class RawFile:
+    """One input file's rows before column detection, with what the manifest records."""
+
+    path: Path
+    format: str
+    sha256: str
+    rows: pd.DataFrame
+    header: str | None = None
+
+
+def read_file(path: Path) -> RawFile:
+    """Read `path` into rows. Text files give one column, `abstract`."""
+    path = Path(path)
+    if not path.exists():
+        raise UserError(f"{path}: no such file; check the path")
+    if path.is_dir():
+        raise UserError(f"{path} is a folder; pass the files inside it")
+    data = path.read_bytes()
+    if not data.strip():
+        raise UserError(f"{path} is empty; pass a file with abstracts in it")
+    digest = hashlib.sha256(data).hexdigest()
+    fmt = _format_of(path)
+    if data.startswith(GZIP_MAGIC):
+        try:
+            data = gzip.decompress(data)
+        except (OSError, EOFError) as error:
+            raise UserError(f"{path} is a damaged gzip file ({error}); re-compress or unzip it") from None
+        if not data.strip():
+            raise UserError(f"{path} is empty once decompressed; pass a file with abstracts in it")
+    if fmt == "parquet":
+        return RawFile(path, fmt, digest, _read_parquet(path, data))
+    text = _decode(path, data)
+    if fmt == "text":
+        header, abstracts = split_plain_text(text)
+        return RawFile(path, fmt, digest, pd.DataFrame({"abstract": abstracts}), header)
+    return RawFile(path, fmt, digest, _read_table(path, fmt, text))
+
+
+def _format_of(path: Path) -> str:
+    suffixes = [s.lower() for s in path.suffixes]
+    if suffixes and suffixes[-1] == ".gz":
+        suffixes = suffixes[:-1]
+    suffix = suffixes[-1] if suffixes else ""
+    if suffix in TEXT_SUFFIXES:
+        return "text"
+    if suffix in TABLE_SUFFIXES:
+        return TABLE_SUFFIXES[suffix]
+    raise UserError(f"{path}: unsupported file type {suffix or '(no extension)'!r}; use {SUPPORTED}")
+
+
+def _decode(path: Path, data: bytes) -> str:
+    if data.startswith(PARQUET_MAGIC) or b"\x00" in data[:65536]:
+        raise UserError(f"{path} looks binary, not text; export it as {SUPPORTED}")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        raise UserError(f"{path} is not UTF-8 text (bad byte at position {error.start}); re-save it as UTF-8") from None
+
+
+def split_plain_text(text: str) -> tuple[str | None, list[str]]:
+    """Paragraphs of a plain-text corpus, with its header line (if any) set apart.
+
+    The first paragraph is a header when it is a single short line that does not read as
+    a sentence and is much shorter than the paragraphs after it, e.g. "NeurIPS 2025 Papers".
+    """
+    paragraphs = [" ".join(p.split()) for p in re.split(r"\n\s*\n", text.replace("\r\n", "\n"))]
+    paragraphs = [p for p in paragraphs if p]
+    if len(paragraphs) >= 2 and _is_header(text.lstrip().split("\n", 1)[0], paragraphs):
+        return paragraphs[0], paragraphs[1:]
+    return None, paragraphs
+
+
+def _is_header(first_line: str, paragraphs: list[str]) -> bool:
+    first = paragraphs[0]
+    if " ".join(first_line.split()) != first:
+        return False  # the first paragraph spans several lines: it is text
+    rest = sorted(len(p) for p in paragraphs[1:])
+    median_rest = rest[len(rest) // 2]
+    return len(first.split()) <= 12 and not first.endswith((".", "?", "!")) and len(first) * 3 < median_rest
+
+
+def _read_table(path: Path, fmt: str, text: str) -> pd.DataFrame:
+    try:
+        if fmt in ("csv", "tsv"):
+            frame = pd.read_csv(io.StringIO(text), sep="\t" if fmt == "tsv" else ",", dtype=str, keep_default_na=False)
+        elif fmt == "jsonl":
+            frame = _json_records(_json_lines(text))
+        else:
+            frame = _json_records(json.loads(text))
+    except json.JSONDecodeError as error:
+        raise UserError(f"{path}: invalid JSON at line {error.lineno} ({error.msg}); fix or re-export it") from None
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError, TypeError) as error:
+        first_line = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+        kind = {"jsonl": "JSON Lines"}.get(fmt, fmt.upper())
+        raise UserError(f"{path}: cannot read it as {kind} ({first_line}); fix or re-export it") from None
+    if frame.empty:
+        raise UserError(f"{path} has no rows; pass a file with abstracts in it")
+    return frame
+
+
+def _json_lines(text: str) -> list[object]:
+    records = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if line.strip():
+            try:
+                records.append(json.loads(line))
+            except json.JSONDecodeError as error:
+                raise ValueError(f"line {number} is not valid JSON: {error.msg}") from None
+    return records
+
+
+def _json_records(value: object) -> pd.DataFrame:
+    """A JSON file holds a list of paper objects, or an object with one such list in it."""
+    if isinstance(value, dict):
+        lists = [v for v in value.values() if isinstance(v, list) and v and isinstance(v[0], dict)]
+        if len(lists) == 1:
+            value = lists[0]
+    if not isinstance(value, list) or not all(isinstance(item, dict) for item in value):
+        raise ValueError("expected a list of objects, one per paper")
+    return pd.DataFrame(value)
+
+
+def _read_parquet(path: Path, data: bytes) -> pd.DataFrame:
+    import pyarrow
+
+    try:
+        frame = pd.read_parquet(io.BytesIO(data))
+    except (pyarrow.ArrowException, OSError, ValueError) as error:
+        raise UserError(f"{path} is not a readable Parquet file ({error}); re-export it") from None
+    if frame.empty:
+        raise UserError(f"{path} has no rows; pass a file with abstracts in it")
+    return frame

@@ -1,0 +1,98 @@
+"""Every build setting in one place: its default, its help text and its validation.
+
+The CLI builds its options' help from these fields and the manifest records the resolved
+values, so a default changes here and nowhere else.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pipeline.errors import UserError
+
+MIN_PAPERS = 10
+"""Fewer papers than this cannot be clustered into meaningful topics."""
+
+EMBEDDERS = ("minilm", "tfidf")
+
+
+def _setting(default: Any, help: str) -> Any:
+    return field(default=default, metadata={"help": help})
+
+
+def default_cache_dir() -> Path:
+    """Where embeddings are cached between builds (override with TOPIC_EXPLORER_CACHE)."""
+    env = os.environ.get("TOPIC_EXPLORER_CACHE")
+    return Path(env) if env else Path.home() / ".cache" / "topic-explorer"
+
+
+@dataclass(frozen=True)
+class BuildSettings:
+    """How a corpus becomes topics. Defaults suit most corpora from 38 to 20,000 papers."""
+
+    embedder: str = _setting(
+        "minilm",
+        "How papers are embedded: 'minilm' (all-MiniLM-L6-v2 over the whole abstract; best "
+        "topics) or 'tfidf' (TF-IDF + SVD; no torch, seconds, for quick looks).",
+    )
+    seed: int = _setting(1, "Random seed: the same input, settings and seed give the same topics.")
+    min_topic_size: int | None = _setting(
+        None,
+        "Smallest group of papers that counts as a topic. Default: chosen from the corpus "
+        "size (3 for a few dozen papers, about 1 in 150 papers for large corpora).",
+    )
+    named_topics: tuple[str, ...] = _setting(
+        (),
+        "Topics you name yourself, e.g. 'LoRA / PEFT' 'federated learning'. Papers close "
+        "enough to a name join that topic; the rest are clustered as usual.",
+    )
+    named_topic_threshold: float = _setting(
+        0.40,
+        "How similar (cosine, 0-1) a paper must be to a named topic to join it. MiniLM "
+        "scores a short name against an abstract at 0.3-0.65, so 0.35-0.45 works best.",
+    )
+    keep_outliers: bool = _setting(
+        False,
+        "Keep papers that fit no topic in topic -1 instead of moving each to its nearest topic.",
+    )
+    keywords_per_topic: int = _setting(25, "How many keywords each topic keeps, best first.")
+    text_column: str | None = _setting(
+        None, "Column holding the abstract in CSV/JSON/Parquet input (default: found by name)."
+    )
+    title_column: str | None = _setting(None, "Column holding the title (default: found by name; derived when absent).")
+    cache_dir: Path | None = _setting(
+        None,
+        "Folder for the embedding cache, so rebuilds embed only new texts "
+        "(default ~/.cache/topic-explorer, or $TOPIC_EXPLORER_CACHE).",
+    )
+
+    def __post_init__(self) -> None:
+        if self.embedder not in EMBEDDERS:
+            raise UserError(f"--embedder {self.embedder!r} is unknown; use one of {', '.join(EMBEDDERS)}")
+        if self.min_topic_size is not None and self.min_topic_size < 2:
+            raise UserError(f"--min-topic-size={self.min_topic_size} should be at least 2")
+        if not 0.0 < self.named_topic_threshold < 1.0:
+            raise UserError(f"--named-topic-threshold={self.named_topic_threshold} should be between 0 and 1")
+        if self.keywords_per_topic < 1:
+            raise UserError(f"--keywords-per-topic={self.keywords_per_topic} should be at least 1")
+        names = [name.strip() for name in self.named_topics]
+        if any(not name for name in names):
+            raise UserError("--topics got an empty name; give each topic a few words, e.g. 'RLHF'")
+        object.__setattr__(self, "named_topics", tuple(names))
+        object.__setattr__(self, "cache_dir", Path(self.cache_dir or default_cache_dir()))
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready values, as recorded in the manifest."""
+        values = dataclasses.asdict(self)
+        values["named_topics"] = list(self.named_topics)
+        values["cache_dir"] = str(self.cache_dir)
+        return values
+
+
+def help_for(name: str) -> str:
+    """The help text of one setting, for the CLI."""
+    return next(f.metadata["help"] for f in dataclasses.fields(BuildSettings) if f.name == name)

@@ -1,0 +1,110 @@
+"""Text clean-up shared by titles and keywords: LaTeX, markdown, citations, stop words.
+
+Abstracts arrive with LaTeX (`$\\mathbf{S}$`, `\\texttt{...}`), markdown (`*JME*`) and
+citation debris (`[12]`, `et al.`); none of it should reach a title or a keyword.
+"""
+
+from __future__ import annotations
+
+import re
+
+from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+
+# Words every abstract uses; as keywords they say nothing about a topic.
+ACADEMIC_STOP_WORDS = frozenset(
+    """
+    abstract achieve achieved achieves achieving additionally address addresses addressing
+    al approach approaches available based benchmark benchmarks better challenge challenges
+    challenging code com compared comprehensive critical crucial demonstrate demonstrated
+    demonstrates despite effective effectively effectiveness enable enables enabling ensure
+    ensures ensuring establish established establishes et existing experiment experimental
+    experiments extensive extensively finally furthermore github http https ie eg ii iii
+    important impressive improve improved improvement improvements improves improving iv
+    introduce introduced introduces key leverage leverages leveraging method methods
+    moreover notably novel outperform outperforming outperforms overall paper papers
+    particular particularly perform performance performs powerful present presents prior
+    promising propose proposed proposes provide provides recent recently remain remains
+    remarkable result results shown shows significant significantly specifically strong
+    study studies superior typically use used uses using various via wide widely wise work
+    works www yield yields
+    """.split()
+)
+STOP_WORDS = frozenset(ENGLISH_STOP_WORDS) | ACADEMIC_STOP_WORDS
+
+# A token is a word of 2+ letters or digits holding at least one letter ("3d", "gpt4", "lora").
+TOKEN_PATTERN = r"(?u)\b[0-9]*[^\W\d_][^\W_]*\b"
+
+_INLINE_MATH = re.compile(r"\$\$.*?\$\$|\$[^$]*\$", re.DOTALL)
+_LATEX_WITH_ARG = re.compile(r"\\[a-zA-Z]+\*?\s*\{([^{}]*)\}")
+_LATEX_CITE = re.compile(r"\\(?:cite[a-z]*|ref|eqref|label|url|footnote)\*?\s*\{[^{}]*\}")
+_LATEX_COMMAND = re.compile(r"\\[a-zA-Z]+\*?")
+_LATEX_ESCAPE = re.compile(r"\\+([%&_#$])")
+_MD_LINK = re.compile(r"\[([^\]]+)\]\([^)]*\)")
+_MD_EMPHASIS = re.compile(r"(\*{1,3}|_{1,3}|`+)(?=\S)(.+?)(?<=\S)\1")
+_HTML_TAG = re.compile(r"</?[a-zA-Z][^<>]*>")
+_URL = re.compile(r"(?:https?://|www\.)\S+|\S+@\S+\.\w+")
+_BRACKET_CITATION = re.compile(r"\[[^\[\]]*(?:\d|et al)[^\[\]]*\]")
+_PAREN_CITATION = re.compile(r"\([^()]*et al\.?[^()]*\)")
+_ET_AL = re.compile(r"\bet al\.?", re.IGNORECASE)
+_STATE_OF_THE_ART = re.compile(r"\bstate[- ]of[- ]the[- ]art\b", re.IGNORECASE)
+
+
+def strip_markup(text: str) -> str:
+    """Readable plain text: LaTeX commands and markdown emphasis removed, their words kept.
+
+    Math keeps its letters (`$(\\mathbf{S} + \\mathbf{L})$` reads "(S + L)") so a title
+    built from it still makes sense.
+    """
+    text = _LATEX_ESCAPE.sub(r"\1", text)
+    text = _LATEX_CITE.sub("", text)
+    text = _INLINE_MATH.sub(lambda m: m.group(0).strip("$"), text)
+    previous = None
+    while previous != text:  # nested commands: \textbf{\emph{x}}
+        previous, text = text, _LATEX_WITH_ARG.sub(r"\1", text)
+    text = _LATEX_COMMAND.sub("", text).replace("{", "").replace("}", "")
+    text = _MD_LINK.sub(r"\1", text)
+    text = _MD_EMPHASIS.sub(r"\2", text)
+    text = _HTML_TAG.sub("", text)
+    return " ".join(text.split())
+
+
+def clean_for_keywords(text: str) -> str:
+    """Text fit for counting words: no math, URLs, citations or markup; hyphens as spaces.
+
+    Hyphens become spaces so "low-rank" and "low rank" count as the same bigram.
+    """
+    text = _LATEX_ESCAPE.sub(" ", text)
+    text = _LATEX_CITE.sub(" ", text)
+    text = _INLINE_MATH.sub(" ", text)
+    text = _URL.sub(" ", text)
+    text = _BRACKET_CITATION.sub(" ", text)
+    text = _PAREN_CITATION.sub(" ", text)
+    text = _ET_AL.sub(" ", text)
+    text = _STATE_OF_THE_ART.sub(" ", text)
+    text = strip_markup(text)
+    text = re.sub(r"[-\u2010-\u2015]+", " ", text)
+    return text.lower()
+
+
+_PHRASE_BREAK = re.compile(r"[^\w\s]+")
+_TOKEN = re.compile(TOKEN_PATTERN)
+
+
+def phrases(text: str, max_words: int = 4) -> list[str]:
+    """The words and short phrases of `text` that can serve as keywords.
+
+    Phrases of up to four words ("parameter efficient fine tuning") never cross punctuation
+    or a stop word, so "Low-Rank Adaptation (LoRA) of large language models" yields "low rank
+    adaptation" and "large language models" but not "adaptation lora".
+    """
+    terms: list[str] = []
+    for segment in _PHRASE_BREAK.split(clean_for_keywords(text)):
+        run: list[str] = []
+        for word in [*_TOKEN.findall(segment), None]:
+            if word is not None and word not in STOP_WORDS:
+                run.append(word)
+                continue
+            for size in range(1, max_words + 1):
+                terms.extend(" ".join(run[i : i + size]) for i in range(len(run) - size + 1))
+            run = []
+    return terms

@@ -1,0 +1,202 @@
+"""Find topics with BERTopic (UMAP + HDBSCAN), with parameters fitted to the corpus size.
+
+Stock BERTopic puts all 38 sample abstracts in the outlier topic. What changes here:
+- UMAP neighbours and HDBSCAN sizes scale with the number of papers (`choose_parameters`);
+  HDBSCAN's `min_samples` stays small, since its default (= min_cluster_size) collapses
+  small corpora into two or three clusters and leaves many outliers;
+- keywords come from cleaned text with stop words and bigrams (`pipeline.keywords`);
+- outliers move to their nearest topic by default, flagged so nobody mistakes them for
+  core members; `confidence` says how close each paper sits to its topic's centre;
+- user-named topics use BERTopic's zero-shot matching, and names no paper matched are
+  reported instead of vanishing.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import asdict, dataclass
+
+import numpy as np
+import pandas as pd
+
+from pipeline.embed import Embedder
+from pipeline.errors import UserError
+from pipeline.keywords import display_forms, keyword_vectorizer, make_labels, topic_keywords
+from pipeline.settings import BuildSettings
+from pipeline.timing import StageTimer
+
+log = logging.getLogger(__name__)
+
+SMALL_CORPUS = 200
+
+
+@dataclass(frozen=True)
+class TopicParameters:
+    """The resolved clustering parameters, recorded in the manifest."""
+
+    umap_neighbors: int
+    umap_components: int
+    min_topic_size: int
+    hdbscan_min_samples: int
+    keyword_min_df: int
+
+
+def choose_parameters(n_papers: int, settings: BuildSettings) -> TopicParameters:
+    """Parameters that give a handful of topics for dozens of papers and tens for thousands."""
+    if n_papers < SMALL_CORPUS:
+        neighbors = int(np.clip(round(n_papers / 4), 5, 15))
+        size = settings.min_topic_size or 3
+        return TopicParameters(neighbors, 10, size, 1, keyword_vectorizer(n_papers).min_df)
+    size = settings.min_topic_size or max(5, round(n_papers / 150))
+    return TopicParameters(15, 5, size, max(1, size // 5), keyword_vectorizer(n_papers).min_df)
+
+
+@dataclass
+class Topics:
+    """Per-paper assignments and the topic table, in paper order."""
+
+    topic_id: np.ndarray  # int, -1 only when outliers are kept
+    was_outlier: np.ndarray  # bool: the clustering left this paper out
+    confidence: np.ndarray  # float in [0, 1]
+    table: pd.DataFrame  # topic_id, label, keywords, keyword_weights, size, named
+    unmatched_names: list[str]
+    parameters: TopicParameters
+
+    def parameters_dict(self) -> dict:
+        return asdict(self.parameters)
+
+
+def find_topics(
+    abstracts: list[str],
+    embeddings: np.ndarray,
+    *,
+    settings: BuildSettings,
+    embedder: Embedder,
+    timer: StageTimer | None = None,
+) -> Topics:
+    """Cluster `embeddings` into topics and describe each with keywords and a label.
+
+    `timer` receives the stages 'reduce' (UMAP), 'cluster' (HDBSCAN and the rest of
+    BERTopic's fit, outliers included) and 'keywords'.
+    """
+    timer = timer or StageTimer()
+    from bertopic import BERTopic
+    from hdbscan import HDBSCAN
+    from umap import UMAP
+
+    params = choose_parameters(len(abstracts), settings)
+    model = BERTopic(
+        embedding_model=_bertopic_backend(embedder) if settings.named_topics else None,
+        umap_model=timer.watch(
+            UMAP(
+                n_neighbors=params.umap_neighbors,
+                n_components=params.umap_components,
+                min_dist=0.0,
+                metric="cosine",
+                random_state=settings.seed,
+            ),
+            "reduce",
+        ),
+        hdbscan_model=HDBSCAN(
+            min_cluster_size=params.min_topic_size,
+            min_samples=params.hdbscan_min_samples,
+            metric="euclidean",
+            cluster_selection_method="eom",
+        ),
+        # BERTopic's own keywords go unused: `topic_keywords` recomputes them after outliers move.
+        zeroshot_topic_list=list(settings.named_topics) or None,
+        zeroshot_min_similarity=settings.named_topic_threshold,
+        language=None,
+    )
+    with timer.stage("cluster"):  # UMAP inside is timed as "reduce"
+        assigned, _ = model.fit_transform(abstracts, embeddings)
+    assigned = np.asarray(assigned)
+    names = _named_topic_ids(model, settings.named_topics)
+    if (assigned == -1).all():
+        raise UserError(
+            f"found no topics among {len(abstracts)} papers: they are too few or too alike; "
+            "add papers or lower --min-topic-size"
+        )
+    was_outlier = assigned == -1
+    if was_outlier.any() and not settings.keep_outliers:
+        with timer.stage("cluster"):
+            assigned = np.asarray(
+                model.reduce_outliers(abstracts, list(assigned), strategy="embeddings", embeddings=embeddings)
+            )
+    with timer.stage("keywords"):
+        keywords = topic_keywords(
+            abstracts, assigned, embeddings, embedder.transform, top_n=settings.keywords_per_topic
+        )
+        table = _topic_table(assigned, abstracts, keywords, names)
+    matched = set(names.values())
+    unmatched = [name for name in settings.named_topics if name not in matched]
+    for name in unmatched:
+        log.warning(
+            "no paper is close enough to the named topic %r (threshold %.2f)", name, settings.named_topic_threshold
+        )
+    return Topics(
+        topic_id=assigned.astype(np.int64),
+        was_outlier=was_outlier,
+        confidence=closeness_to_centre(embeddings, assigned),
+        table=table,
+        unmatched_names=unmatched,
+        parameters=params,
+    )
+
+
+def closeness_to_centre(embeddings: np.ndarray, topic_id: np.ndarray) -> np.ndarray:
+    """Cosine similarity between each paper and its topic's mean embedding, clipped to [0, 1].
+
+    Papers in topic -1 (kept outliers) get 0.
+    """
+    confidence = np.zeros(len(topic_id), dtype=np.float64)
+    for topic in np.unique(topic_id[topic_id >= 0]):
+        members = topic_id == topic
+        centre = embeddings[members].mean(axis=0)
+        centre /= np.linalg.norm(centre) or 1.0
+        confidence[members] = embeddings[members] @ centre
+    return np.clip(confidence, 0.0, 1.0)
+
+
+def _named_topic_ids(model, names: tuple[str, ...]) -> dict[int, str]:
+    """Which topic ids came from user-named topics (BERTopic labels them with the name)."""
+    if not names:
+        return {}
+    wanted = set(names)
+    return {topic: label for topic, label in model.topic_labels_.items() if label in wanted}
+
+
+def _topic_table(
+    assigned: np.ndarray, abstracts: list[str], keywords: dict[int, list[tuple[str, float]]], names: dict[int, str]
+) -> pd.DataFrame:
+    topic_ids = sorted(keywords)
+    terms = {w for pairs in keywords.values() for w, _ in pairs}
+    forms = display_forms(abstracts, terms)
+    shown = {t: [forms[w] for w, _ in keywords[t]] for t in topic_ids}
+    weighted = [list(zip(shown[t], [w for _, w in keywords[t]], strict=True)) for t in topic_ids]
+    labels = dict(zip(topic_ids, make_labels(weighted), strict=True))
+    labels.update(names)
+    if -1 in labels:
+        labels[-1] = "Outliers (no topic)"
+    sizes = pd.Series(assigned).value_counts()
+    return pd.DataFrame(
+        {
+            "topic_id": topic_ids,
+            "label": [labels[t] for t in topic_ids],
+            "keywords": [shown[t] for t in topic_ids],
+            "keyword_weights": [[s for _, s in keywords[t]] for t in topic_ids],
+            "size": [int(sizes[t]) for t in topic_ids],
+            "named": [t in names for t in topic_ids],
+        }
+    )
+
+
+def _bertopic_backend(embedder: Embedder):
+    """Let BERTopic embed the user's topic names with our embedder."""
+    from bertopic.backend import BaseEmbedder
+
+    class _Backend(BaseEmbedder):
+        def embed(self, documents, verbose=False):
+            return embedder.transform(list(documents))
+
+    return _Backend()

@@ -1,0 +1,62 @@
+"""The whole pipeline: determinism, embedding reuse, and the bundled sample with the real model."""
+
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from pipeline.build import run_build
+from pipeline.buildfolder import read_build
+from pipeline.settings import BuildSettings
+
+
+def test_same_input_settings_and_seed_give_identical_builds(metadata_corpus, tmp_path):
+    first = read_build(run_build([metadata_corpus], tmp_path / "a", BuildSettings(embedder="tfidf", seed=7)).path)
+    second = read_build(run_build([metadata_corpus], tmp_path / "b", BuildSettings(embedder="tfidf", seed=7)).path)
+    pd.testing.assert_frame_equal(first.papers, second.papers)
+    pd.testing.assert_frame_equal(first.topics, second.topics)
+    np.testing.assert_array_equal(first.embeddings(), second.embeddings())
+
+
+def test_a_rebuild_with_papers_added_embeds_only_the_new_ones(metadata_corpus, tmp_path, fake_embedder):
+    from pipeline.embed_cache import CachedEmbedder
+
+    corpus = pd.read_csv(metadata_corpus)
+    smaller = tmp_path / "smaller.csv"
+    corpus.head(30).to_csv(smaller, index=False)
+    embedder = CachedEmbedder(fake_embedder, tmp_path / "cache")
+    run_build([smaller], tmp_path / "one", BuildSettings(), embedder=embedder)
+    again = CachedEmbedder(fake_embedder, tmp_path / "cache")
+    result = run_build([metadata_corpus], tmp_path / "two", BuildSettings(), embedder=again)
+    assert (result.cache.reused, result.cache.embedded) == (30, 8)
+    assert read_build(result.path).manifest["embedder"]["papers_embedded"] == 8
+
+
+@pytest.mark.model
+def test_sample_build_meets_what_its_users_expect(sample_build):
+    """The bundled sample with defaults: 5-8 topics, at most 10% outliers, topics a reader recognises."""
+    build = read_build(sample_build)
+    papers, topics = build.papers, build.topics
+    assert 5 <= len(topics) <= 8
+    assert papers["was_outlier"].mean() <= 0.10
+    assert (papers["topic_id"] >= 0).all()
+
+    federated = papers[papers["abstract"].str.count(r"(?i)federated") >= 2]
+    assert len(federated) == 4
+    assert federated["topic_id"].value_counts().iloc[0] >= 3, "the federated-learning papers belong together"
+
+    keywords = " | ".join(" | ".join(k).lower() for k in topics["keywords"])
+    for theme in ("low-rank adaptation", "lora", "federated", "kv cache", "reinforcement learning", "reward", "regret"):
+        assert theme in keywords, theme
+    for debris in ("mathbf", "texttt", "\\", "$", "*", "et al"):
+        assert debris not in keywords
+    assert topics["label"].is_unique and (topics["label"].str.len().between(3, 60)).all()
+    assert build.manifest["quality"]["coherence_npmi"] > 0
+
+
+@pytest.mark.model
+def test_sample_titles_are_derived_and_readable(sample_build):
+    titles = read_build(sample_build).papers["title"]
+    assert "FedASK: Differentially Private Federated Low Rank Adaptation with Double SKetching" in set(titles)
+    assert titles.map(lambda t: bool(re.search(r"[A-Za-z]", t))).all()

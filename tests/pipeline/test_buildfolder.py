@@ -1,0 +1,91 @@
+"""The build folder contract: schema, atomic replacement, and clear errors on bad builds."""
+
+import json
+import shutil
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from pipeline.buildfolder import PAPER_COLUMNS, SCHEMA_VERSION, TOPIC_COLUMNS, read_build, write_build
+from pipeline.errors import UserError
+
+
+def test_build_has_the_documented_schema(metadata_build):
+    build = read_build(metadata_build)
+    assert list(build.papers.columns[: len(PAPER_COLUMNS)]) == list(PAPER_COLUMNS)
+    assert build.metadata_columns == ["year", "venue"]
+    assert set(TOPIC_COLUMNS) <= set(build.topics.columns)
+    papers, topics = build.papers, build.topics
+    assert papers["paper_id"].is_unique and papers["topic_id"].dtype == np.int64
+    assert papers["was_outlier"].dtype == bool
+    assert papers["confidence"].between(0, 1).all() and papers[["x", "y"]].stack().between(0, 1).all()
+    assert set(papers["topic_id"]) == set(topics["topic_id"])
+    sizes = papers["topic_id"].value_counts()
+    assert all(sizes[row.topic_id] == row.size for row in topics.itertuples())
+    assert all(isinstance(k, str) for ks in topics["keywords"] for k in ks)
+    assert all(len(k) == len(w) for k, w in zip(topics["keywords"], topics["keyword_weights"], strict=True))
+    embeddings = build.embeddings()
+    assert embeddings.dtype == np.float32 and len(embeddings) == len(papers)
+    manifest = build.manifest
+    assert manifest["schema_version"] == SCHEMA_VERSION
+    assert manifest["inputs"][0]["sha256"] and manifest["counts"]["papers"] == len(papers)
+    assert {"ingest", "embed", "reduce", "cluster", "keywords", "layout", "evaluate"} == set(manifest["seconds"])
+    assert manifest["settings"]["embedder"] == "tfidf" and "seed" in manifest and "versions" in manifest
+    assert manifest["created_at"].endswith("+00:00")
+
+
+def tiny_tables():
+    papers = pd.DataFrame({c: [] for c in PAPER_COLUMNS})
+    topics = pd.DataFrame({c: [] for c in TOPIC_COLUMNS})
+    return papers, topics, np.zeros((0, 4), dtype=np.float32)
+
+
+def test_a_failed_write_leaves_the_previous_build_untouched(metadata_build, tmp_path, monkeypatch):
+    out = tmp_path / "build"
+    shutil.copytree(metadata_build, out)
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+
+    def broken_save(*args, **kwargs):
+        raise KeyboardInterrupt  # as if the user pressed Ctrl+C mid-write
+
+    monkeypatch.setattr(np, "save", broken_save)
+    with pytest.raises(KeyboardInterrupt):
+        write_build(out, *tiny_tables(), {})
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+    assert [p.name for p in tmp_path.iterdir()] == ["build"]  # no half-written folders left behind
+
+
+def test_writing_replaces_an_existing_build(metadata_build, tmp_path):
+    out = tmp_path / "build"
+    shutil.copytree(metadata_build, out)
+    write_build(out, *tiny_tables(), {"note": "new"})
+    assert json.loads((out / "manifest.json").read_text())["note"] == "new"
+    assert [p.name for p in tmp_path.iterdir()] == ["build"]
+
+
+def test_refuses_to_replace_a_folder_that_is_not_a_build(tmp_path):
+    (tmp_path / "thesis.tex").write_text("precious")
+    with pytest.raises(UserError, match="is not a Topic Explorer build"):
+        write_build(tmp_path, *tiny_tables(), {})
+    assert (tmp_path / "thesis.tex").read_text() == "precious"
+
+
+@pytest.mark.parametrize(
+    ("damage", "message"),
+    [
+        (lambda b: shutil.rmtree(b), "no build at"),
+        (lambda b: (b / "topics.parquet").unlink(), "missing topics.parquet"),
+        (lambda b: (b / "manifest.json").write_text("{not json"), "damaged"),
+        (lambda b: (b / "manifest.json").write_text('{"schema_version": 99}'), "schema version 99"),
+        (lambda b: (b / "papers.parquet").write_bytes(b"garbage"), "damaged table"),
+        (lambda b: pd.DataFrame({"paper_id": ["p1"]}).to_parquet(b / "papers.parquet"), "lacks columns"),
+    ],
+)
+def test_bad_builds_are_refused_with_the_command_that_makes_one(metadata_build, tmp_path, damage, message):
+    build = tmp_path / "build"
+    shutil.copytree(metadata_build, build)
+    damage(build)
+    with pytest.raises(UserError, match=message) as caught:
+        read_build(build)
+    assert "topic-explorer build" in str(caught.value)

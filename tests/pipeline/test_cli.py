@@ -1,0 +1,104 @@
+"""The command line: help, summaries, evaluate, and every bad input ending in one clear line."""
+
+import json
+
+import pandas as pd
+import pytest
+
+from pipeline.cli import main
+
+ABSTRACT = "Federated learning with heterogeneous clients converges slowly under partial participation."
+
+
+def run(capsys, *argv):
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_help_explains_the_commands(capsys):
+    with pytest.raises(SystemExit) as exit_:
+        main(["--help"])
+    assert exit_.value.code == 0
+    out = capsys.readouterr().out
+    assert "build" in out and "serve" in out and "evaluate" in out
+
+
+def test_build_prints_a_closing_summary(capsys, metadata_corpus, tmp_path):
+    code, out, _ = run(capsys, "build", metadata_corpus, "--out", tmp_path / "b", "--embedder", "tfidf")
+    assert code == 0
+    assert "Built 38 papers into" in out and "time: ingest" in out and str(tmp_path / "b") in out
+
+
+def test_quiet_build_prints_nothing(capsys, metadata_corpus, tmp_path):
+    code, out, err = run(capsys, "build", metadata_corpus, "--out", tmp_path / "b", "--embedder", "tfidf", "--quiet")
+    assert code == 0 and out == "" and err == ""
+
+
+def test_evaluate_prints_a_table_and_json(capsys, metadata_build):
+    code, out, _ = run(capsys, "evaluate", metadata_build, "--label-column", "venue")
+    assert code == 0 and "coherence (NPMI)" in out and "agreement with labels" in out
+    code, out, _ = run(capsys, "evaluate", metadata_build, "--json")
+    figures = json.loads(out)
+    assert code == 0 and -1 <= figures["coherence_npmi"] <= 1 and len(figures["per_topic"]) == figures["topics"]
+
+
+def write(path, content):
+    if isinstance(content, bytes):
+        path.write_bytes(content)
+    else:
+        path.write_text(content, encoding="utf-8")
+    return path
+
+
+def few_abstracts(tmp_path):
+    frame = pd.DataFrame({"abstract": [f"{ABSTRACT} Variant {i}." for i in range(5)]})
+    frame.to_csv(tmp_path / "few.csv", index=False)
+    return tmp_path / "few.csv"
+
+
+BAD_INPUTS = {
+    "missing file": (lambda d: d / "nope.csv", [], "no such file"),
+    "empty file": (lambda d: write(d / "empty.txt", ""), [], "is empty"),
+    "no abstracts": (lambda d: write(d / "blank.csv", "abstract,id\n,1\n ,2\n"), [], "no abstracts found"),
+    "no abstract column": (lambda d: write(d / "cols.csv", "id,words\n1,hello\n"), [], "no abstract column"),
+    "unknown column": (
+        lambda d: write(d / "cols.csv", "id,abstract\n1,hello\n"),
+        ["--text-column", "body"],
+        "is not a column",
+    ),
+    "binary file": (lambda d: write(d / "image.csv", b"\x89PNG\r\n\x1a\n\x00\x00"), [], "looks binary"),
+    "undecodable text": (lambda d: write(d / "latin.txt", "r\u00e9sum\u00e9".encode("latin-1")), [], "not UTF-8"),
+    "unsupported type": (lambda d: write(d / "papers.docx", "x"), [], "unsupported file type"),
+    "too few to cluster": (few_abstracts, [], "needs at least 10"),
+    "bad option": (lambda d: write(d / "ok.txt", ABSTRACT), ["--min-topic-size", "1"], "should be at least 2"),
+}
+
+
+@pytest.mark.parametrize("case", BAD_INPUTS, ids=list(BAD_INPUTS))
+def test_bad_input_is_one_line_exit_2_and_nothing_written(capsys, tmp_path, case):
+    make, options, message = BAD_INPUTS[case]
+    source = make(tmp_path)
+    out_dir = tmp_path / "build"
+    code, _, err = run(capsys, "build", source, "--out", out_dir, "--embedder", "tfidf", *options)
+    assert code == 2
+    assert err.startswith("error: ") and message in err
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+    assert not out_dir.exists()
+
+
+def test_out_folder_holding_other_files_is_refused_before_any_work(capsys, tmp_path, metadata_corpus):
+    (tmp_path / "notes.txt").write_text("mine")
+    code, _, err = run(capsys, "build", metadata_corpus, "--out", tmp_path, "--embedder", "tfidf")
+    assert code == 2 and "is not a Topic Explorer build" in err
+    assert [p.name for p in tmp_path.iterdir()] == ["notes.txt"]
+
+
+def test_evaluate_with_an_unknown_label_column_lists_the_columns(capsys, metadata_build):
+    code, _, err = run(capsys, "evaluate", metadata_build, "--label-column", "field")
+    assert code == 2 and "metadata columns: year, venue" in err
+
+
+def test_evaluate_on_a_missing_build_says_how_to_make_one(capsys, tmp_path):
+    code, _, err = run(capsys, "evaluate", tmp_path / "none")
+    assert code == 2 and "topic-explorer build" in err

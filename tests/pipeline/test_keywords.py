@@ -1,0 +1,69 @@
+"""Keyword cleaning, candidate phrases, spelling for display, and labels."""
+
+import numpy as np
+
+from pipeline.keywords import _prefer_longer_terms, display_forms, make_labels, topic_keywords
+from pipeline.textclean import clean_for_keywords, phrases, strip_markup
+
+
+def test_strip_markup_keeps_words_and_drops_latex_and_markdown():
+    text = r"We propose *JME* and **AnDPro** with $\mathbf{S} + \mathbf{L}$ in \texttt{torch}, 5\\% faster."
+    assert strip_markup(text) == "We propose JME and AnDPro with S + L in torch, 5% faster."
+
+
+def test_clean_for_keywords_removes_math_citations_urls_and_html():
+    text = (
+        r"Sparse plus $(\mathbf{S})$ decomposition [12, 13] as in (Smith et al., 2020) and [moitra et al2023], "
+        "see https://github.com/x/y or <b>bold</b>; state-of-the-art results."
+    )
+    cleaned = clean_for_keywords(text)
+    for debris in ("mathbf", "12", "smith", "moitra", "github", "<b>", "state"):
+        assert debris not in cleaned
+    assert "sparse plus" in cleaned and "bold" in cleaned
+
+
+def test_phrases_never_cross_punctuation_or_stop_words():
+    terms = phrases("Low-Rank Adaptation (LoRA) of large language models is a KV-cache trick.")
+    assert {"low rank adaptation", "lora", "large language models", "kv cache"} <= set(terms)
+    assert "adaptation lora" not in terms and "lora large" not in terms
+
+
+def test_a_longer_term_replaces_a_shorter_one_it_contains_when_nearly_as_strong():
+    ranked = [("kv", 1.0), ("kv cache", 0.9), ("cache", 0.8), ("memory", 0.7), ("memories", 0.6)]
+    assert _prefer_longer_terms(ranked) == [("kv cache", 0.9), ("memory", 0.7)]
+
+
+def test_display_forms_use_the_corpus_spelling_but_not_sentence_starts():
+    texts = ["Federated learning with LoRA adapters.", "We combine LoRA with federated learning and low-rank updates."]
+    forms = display_forms(texts, {"lora", "federated learning", "low rank"})
+    assert forms == {"lora": "LoRA", "federated learning": "federated learning", "low rank": "low-rank"}
+
+
+def test_labels_are_short_distinct_and_a_term_names_the_topic_where_it_weighs_most():
+    topics = [
+        [("large language models", 0.5), ("KV cache", 0.45), ("memory", 0.3)],
+        [("large language models", 0.9), ("LoRA", 0.8), ("fine-tuning", 0.7)],
+        [("large language models", 0.4), ("KV cache", 0.3), ("memory", 0.2), ("attention", 0.1)],
+    ]
+    labels = make_labels(topics)
+    assert labels[0] == "KV cache, memory"
+    assert labels[1] == "Large language models, LoRA"
+    assert len(set(labels)) == 3
+
+
+def test_topic_keywords_prefer_terms_several_papers_share():
+    abstracts = [
+        "Federated learning trains models across clients. QCS QCS QCS QCS is our name.",
+        "Federated learning with heterogeneous clients and privacy.",
+        "Federated learning under client drift.",
+        "Reinforcement learning from human feedback aligns language models with rewards.",
+        "Reward models and human feedback for reinforcement learning.",
+        "Human feedback and reward hacking in reinforcement learning.",
+    ]
+    topic_id = np.array([0, 0, 0, 1, 1, 1])
+    rng = np.random.default_rng(0)
+    embeddings = rng.normal(size=(6, 8))
+    keywords = topic_keywords(abstracts, topic_id, embeddings, lambda terms: rng.normal(size=(len(terms), 8)), top_n=5)
+    fed = [term for term, _ in keywords[0]]
+    assert "federated learning" in fed and "qcs" not in fed
+    assert "human feedback" in [term for term, _ in keywords[1]]
