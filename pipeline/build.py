@@ -152,7 +152,7 @@ def _manifest(
         },
         "named_topics": {
             "matched": [n for n in settings.named_topics if n not in topics.unmatched_names],
-            "unmatched": topics.unmatched_names,
+            "unmatched": {name: round(score, 3) for name, score in topics.unmatched_names.items()},
         },
         "metadata_columns": corpus.metadata_columns,
         "quality": quality.summary(),

@@ -19,6 +19,7 @@ from pipeline.embed import Embedder
 log = logging.getLogger(__name__)
 
 STORE_EVERY = 128  # texts embedded between cache writes and progress updates
+PROGRESS_FROM = 100  # smaller jobs (a few topic names) finish before a bar would help
 
 
 @dataclass
@@ -49,9 +50,8 @@ class CachedEmbedder:
             found = {key: cache.get(key) for key in dict.fromkeys(keys)}
             missing = [key for key, value in found.items() if value is None]
             text_of = dict(zip(keys, texts, strict=True))
-            bar = tqdm(
-                total=len(missing), desc="Embedding", unit="paper", disable=not (self.progress and missing), leave=False
-            )
+            show = self.progress and len(missing) >= PROGRESS_FROM
+            bar = tqdm(total=len(missing), desc="Embedding", unit="text", disable=not show, leave=False)
             for start in range(0, len(missing), STORE_EVERY):  # an interrupted run keeps its work
                 block = missing[start : start + STORE_EVERY]
                 vectors = self.inner.transform([text_of[key] for key in block])

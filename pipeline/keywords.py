@@ -5,10 +5,10 @@ LaTeX, markup or citations; English and academic stop words removed; words and b
 Two changes from stock BERTopic make them read better:
 - a keyword must be used by at least two of the topic's papers: a method name repeated
   eight times in one abstract ("QCS") no longer outranks what the topic's papers share;
-- terms are words and phrases of up to three words that never cross punctuation or a stop
-  word (`pipeline.textclean.phrases`), and a term gives way to a longer one containing it
-  that scores nearly as well ("low" to "low-rank", "KV" and "cache" to "KV cache");
-- a plural and its singular count once.
+- terms are words and phrases of up to four words that never cross punctuation or a stop
+  word (`pipeline.textclean.phrases`): "KV cache", "low-rank adaptation";
+- candidates are re-ranked by closeness to the topic's centre (`topic_terms`);
+- a phrase fragment gives way to the longer phrase, and a plural and its singular count once.
 For display, keywords take the spelling the corpus uses most ("LoRA", "KV cache"), and
 each topic's label joins its two most telling keywords ("Federated learning, clients").
 """
@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from collections import Counter, defaultdict
 from collections.abc import Callable
+from dataclasses import dataclass
 from itertools import pairwise
 
 import numpy as np
@@ -30,7 +31,9 @@ LABEL_TERMS = 2
 LABEL_POOL = 10  # labels draw on a topic's best keywords only
 MIN_PAPERS_PER_KEYWORD = 2
 CANDIDATES_PER_KEYWORD = 2  # c-TF-IDF proposes this many candidates per keyword kept
-LONGER_TERM_WINS = 0.6  # a phrase scoring at least this share of a shorter term in it replaces that term
+LONGER_TERM_WINS = 0.6  # a phrase scoring at least this share of a shorter phrase in it replaces that one
+KEYWORD_POWER = 2.0  # keyword score = closeness to the topic x (relative c-TF-IDF) ** KEYWORD_POWER
+NAMING_POWER = 0.5  # the same for the terms a label is made from
 _WORD = re.compile(TOKEN_PATTERN)
 _SENTENCE_START = re.compile(r"(?:^|[.!?:]\s+)$")
 
@@ -40,37 +43,45 @@ def keyword_vectorizer(n_papers: int) -> CountVectorizer:
     return CountVectorizer(analyzer=phrases, min_df=1 if n_papers < 200 else 2)
 
 
-def topic_keywords(
+@dataclass
+class TopicTerms:
+    """A topic's describing terms, (lowercase term, score) pairs, best first."""
+
+    keywords: list[tuple[str, float]]  # shown with the topic and scored for coherence
+    naming: list[tuple[str, float]]  # what the label is made from: the most telling terms
+
+
+def topic_terms(
     abstracts: list[str],
     topic_id: np.ndarray,
     embeddings: np.ndarray,
     embed_terms: Callable[[list[str]], np.ndarray],
     *,
     top_n: int,
-) -> dict[int, list[tuple[str, float]]]:
-    """The `top_n` (lowercase term, relevance) pairs of each topic, best first.
+) -> dict[int, TopicTerms]:
+    """Keywords and naming terms of each topic.
 
-    c-TF-IDF proposes candidates; each is then scored by how close its embedding is to the
-    topic's centre, times the square root of its relative c-TF-IDF weight (in the spirit
-    of BERTopic's KeyBERTInspired), so "federated learning" beats a word that is merely
-    frequent in the topic's few papers.
+    c-TF-IDF proposes candidates; each is scored by how close its embedding is to the
+    topic's centre times a power of its relative c-TF-IDF weight (in the spirit of
+    BERTopic's KeyBERTInspired). Keywords use the square, so words the topic's papers share
+    rank high (they make coherent, recognisable lists); the label uses the square root,
+    so the most telling phrases name the topic ("Bandit algorithms, regret bounds").
     """
     candidates = _ctfidf_candidates(abstracts, topic_id, CANDIDATES_PER_KEYWORD * top_n)
     terms = sorted({term for pairs in candidates.values() for term, _ in pairs})
     term_vectors = dict(zip(terms, embed_terms(terms), strict=True)) if terms else {}
     result = {}
     for topic, pairs in candidates.items():
-        if not pairs:
-            result[topic] = []
-            continue
         centre = embeddings[topic_id == topic].mean(axis=0)
         centre = centre / (np.linalg.norm(centre) or 1.0)
-        strongest = pairs[0][1]
-        scored = [
-            (term, float(max(term_vectors[term] @ centre, 0.0) * np.sqrt(weight / strongest))) for term, weight in pairs
-        ]
-        scored.sort(key=lambda pair: -pair[1])
-        result[topic] = _prefer_longer_terms(scored)[:top_n]
+        closeness = [max(float(term_vectors[term] @ centre), 0.0) for term, _ in pairs]
+        relative = [weight / pairs[0][1] for _, weight in pairs]
+
+        def ranked(power: float, closeness=closeness, relative=relative, pairs=pairs) -> list[tuple[str, float]]:
+            scores = [c * r**power for c, r in zip(closeness, relative, strict=True)]
+            return _drop_repeats(sorted(zip([t for t, _ in pairs], scores, strict=True), key=lambda p: -p[1]))
+
+        result[topic] = TopicTerms(keywords=ranked(KEYWORD_POWER)[:top_n], naming=ranked(NAMING_POWER)[:LABEL_POOL])
     return result
 
 
@@ -96,23 +107,23 @@ def _ctfidf_candidates(abstracts: list[str], topic_id: np.ndarray, count: int) -
     return result
 
 
-def _prefer_longer_terms(candidates: list[tuple[str, float]]) -> list[tuple[str, float]]:
-    """Drop a term when a longer term containing it scores nearly as well, or it is a plural twin."""
-    kept = []
-    seen_singulars = set()
-    for term, weight in candidates:
-        padded = f" {term} "
-        if any(
-            padded in f" {longer} " and longer_weight >= LONGER_TERM_WINS * weight
-            for longer, longer_weight in candidates
+def _drop_repeats(ranked: list[tuple[str, float]]) -> list[tuple[str, float]]:
+    """Drop phrase fragments and plural twins, which repeat a better-ranked keyword.
+
+    A phrase goes when a longer phrase containing it scores nearly as well ("bayesian neural"
+    beside "bayesian neural networks"); single words stay, since papers share them most.
+    """
+    kept, singulars = [], set()
+    for term, weight in ranked:
+        fragment = " " in term and any(
+            f" {term} " in f" {longer} " and longer_weight >= LONGER_TERM_WINS * weight
+            for longer, longer_weight in ranked
             if len(longer) > len(term)
-        ):
-            continue
+        )
         singular = _singular(term)
-        if singular in seen_singulars:
-            continue
-        seen_singulars.add(singular)
-        kept.append((term, weight))
+        if not fragment and singular not in singulars:
+            singulars.add(singular)
+            kept.append((term, weight))
     return kept
 
 

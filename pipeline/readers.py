@@ -138,7 +138,8 @@ def _read_table(path: Path, fmt: str, text: str) -> pd.DataFrame:
 
 def _json_lines(text: str) -> list[object]:
     records = []
-    for number, line in enumerate(text.splitlines(), start=1):
+    # split on newlines only: str.splitlines would also cut at \u2028 or \x1c inside a JSON string
+    for number, line in enumerate(text.split("\n"), start=1):
         if line.strip():
             try:
                 records.append(json.loads(line))

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 import tomllib
 from pathlib import Path
@@ -22,7 +21,7 @@ def default_sample_build() -> Path:
 
 
 def serve(build: Path | None, *, port: int, host: str) -> int:
-    """Run the dashboard until interrupted; returns Streamlit's exit status."""
+    """Replace this process with the Streamlit server on `build` (never returns once started)."""
     if build is None:
         build = default_sample_build()
         if not is_build(build):
@@ -35,11 +34,8 @@ def serve(build: Path | None, *, port: int, host: str) -> int:
     command = [sys.executable, "-m", "streamlit", "run", str(APP), *config_flags(), f"--server.port={port}"]
     command.append(f"--server.address={host}")
     env = {**os.environ, BUILD_ENV: str(Path(build).resolve())}
-    print(f"Topic Explorer: http://{host}:{port}  (Ctrl+C to stop)", file=sys.stderr)
-    try:
-        return subprocess.call(command, env=env)
-    except KeyboardInterrupt:
-        return 0
+    print(f"Topic Explorer: http://{host}:{port}  (Ctrl+C to stop)", file=sys.stderr, flush=True)
+    os.execve(sys.executable, command, env)  # become Streamlit, so signals reach the server itself
 
 
 def config_flags() -> list[str]:

@@ -32,8 +32,8 @@ def build_summary(result: BuildResult) -> str:
         lines.append(f"    {row.topic_id:>3}  {row.size:>5} papers  {row.label}{named}")
     if len(table) > MAX_TOPICS_LISTED:
         lines.append(f"    ... and {len(table) - MAX_TOPICS_LISTED} more")
-    for name in topics.unmatched_names:
-        lines.append(f"  named topic {name!r}: no paper matched; try a lower --named-topic-threshold")
+    if topics.unmatched_names:
+        lines.append(f"  named topics no paper matched: {', '.join(map(repr, topics.unmatched_names))}")
     lines.append("  time: " + ", ".join(f"{stage} {seconds.get(stage, 0.0):.1f}s" for stage in STAGES))
     lines.append(
         f"  quality: coherence (NPMI) {result.quality.coherence:.3f}, diversity {result.quality.diversity:.3f}"

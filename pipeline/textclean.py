@@ -29,7 +29,9 @@ ACADEMIC_STOP_WORDS = frozenset(
     works www yield yields
     """.split()
 )
-STOP_WORDS = frozenset(ENGLISH_STOP_WORDS) | ACADEMIC_STOP_WORDS
+# scikit-learn's list drops words that carry meaning in papers ("few-shot", "top-k", "system").
+KEPT_WORDS = frozenset("few system top bottom full interest fire bill front side move".split())
+STOP_WORDS = (frozenset(ENGLISH_STOP_WORDS) - KEPT_WORDS) | ACADEMIC_STOP_WORDS
 
 # A token is a word of 2+ letters or digits holding at least one letter ("3d", "gpt4", "lora").
 TOKEN_PATTERN = r"(?u)\b[0-9]*[^\W\d_][^\W_]*\b"

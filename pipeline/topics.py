@@ -21,7 +21,7 @@ import pandas as pd
 
 from pipeline.embed import Embedder
 from pipeline.errors import UserError
-from pipeline.keywords import display_forms, keyword_vectorizer, make_labels, topic_keywords
+from pipeline.keywords import TopicTerms, display_forms, keyword_vectorizer, make_labels, topic_terms
 from pipeline.settings import BuildSettings
 from pipeline.timing import StageTimer
 
@@ -59,7 +59,7 @@ class Topics:
     was_outlier: np.ndarray  # bool: the clustering left this paper out
     confidence: np.ndarray  # float in [0, 1]
     table: pd.DataFrame  # topic_id, label, keywords, keyword_weights, size, named
-    unmatched_names: list[str]
+    unmatched_names: dict[str, float]  # named topics no paper matched -> the closest paper's similarity
     parameters: TopicParameters
 
     def parameters_dict(self) -> dict:
@@ -124,22 +124,24 @@ def find_topics(
                 model.reduce_outliers(abstracts, list(assigned), strategy="embeddings", embeddings=embeddings)
             )
     with timer.stage("keywords"):
-        keywords = topic_keywords(
-            abstracts, assigned, embeddings, embedder.transform, top_n=settings.keywords_per_topic
-        )
-        table = _topic_table(assigned, abstracts, keywords, names)
-    matched = set(names.values())
-    unmatched = [name for name in settings.named_topics if name not in matched]
-    for name in unmatched:
+        terms = topic_terms(abstracts, assigned, embeddings, embedder.transform, top_n=settings.keywords_per_topic)
+        table = _topic_table(assigned, abstracts, terms, names)
+    unmatched = [name for name in settings.named_topics if name not in set(names.values())]
+    closest = dict(zip(unmatched, _closest_similarity(unmatched, embeddings, embedder), strict=True))
+    for name, score in closest.items():
         log.warning(
-            "no paper is close enough to the named topic %r (threshold %.2f)", name, settings.named_topic_threshold
+            "named topic %r: no paper matched (the closest scored %.2f, below the threshold %.2f); "
+            "lower --named-topic-threshold to include it",
+            name,
+            score,
+            settings.named_topic_threshold,
         )
     return Topics(
         topic_id=assigned.astype(np.int64),
         was_outlier=was_outlier,
         confidence=closeness_to_centre(embeddings, assigned),
         table=table,
-        unmatched_names=unmatched,
+        unmatched_names=closest,
         parameters=params,
     )
 
@@ -158,6 +160,12 @@ def closeness_to_centre(embeddings: np.ndarray, topic_id: np.ndarray) -> np.ndar
     return np.clip(confidence, 0.0, 1.0)
 
 
+def _closest_similarity(names: list[str], embeddings: np.ndarray, embedder: Embedder) -> list[float]:
+    if not names:
+        return []
+    return [float(s) for s in (embeddings @ embedder.transform(names).T).max(axis=0)]
+
+
 def _named_topic_ids(model, names: tuple[str, ...]) -> dict[int, str]:
     """Which topic ids came from user-named topics (BERTopic labels them with the name)."""
     if not names:
@@ -167,14 +175,13 @@ def _named_topic_ids(model, names: tuple[str, ...]) -> dict[int, str]:
 
 
 def _topic_table(
-    assigned: np.ndarray, abstracts: list[str], keywords: dict[int, list[tuple[str, float]]], names: dict[int, str]
+    assigned: np.ndarray, abstracts: list[str], terms: dict[int, TopicTerms], names: dict[int, str]
 ) -> pd.DataFrame:
-    topic_ids = sorted(keywords)
-    terms = {w for pairs in keywords.values() for w, _ in pairs}
-    forms = display_forms(abstracts, terms)
-    shown = {t: [forms[w] for w, _ in keywords[t]] for t in topic_ids}
-    weighted = [list(zip(shown[t], [w for _, w in keywords[t]], strict=True)) for t in topic_ids]
-    labels = dict(zip(topic_ids, make_labels(weighted), strict=True))
+    topic_ids = sorted(terms)
+    forms = display_forms(abstracts, {w for t in terms.values() for w, _ in [*t.keywords, *t.naming]})
+    shown = {t: [forms[w] for w, _ in terms[t].keywords] for t in topic_ids}
+    naming = [[(forms[w], score) for w, score in terms[t].naming] for t in topic_ids]
+    labels = dict(zip(topic_ids, make_labels(naming), strict=True))
     labels.update(names)
     if -1 in labels:
         labels[-1] = "Outliers (no topic)"
@@ -184,7 +191,7 @@ def _topic_table(
             "topic_id": topic_ids,
             "label": [labels[t] for t in topic_ids],
             "keywords": [shown[t] for t in topic_ids],
-            "keyword_weights": [[s for _, s in keywords[t]] for t in topic_ids],
+            "keyword_weights": [[s for _, s in terms[t].keywords] for t in topic_ids],
             "size": [int(sizes[t]) for t in topic_ids],
             "named": [t in names for t in topic_ids],
         }

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from pipeline.keywords import _prefer_longer_terms, display_forms, make_labels, topic_keywords
+from pipeline.keywords import _drop_repeats, display_forms, make_labels, topic_terms
 from pipeline.textclean import clean_for_keywords, phrases, strip_markup
 
 
@@ -28,9 +28,13 @@ def test_phrases_never_cross_punctuation_or_stop_words():
     assert "adaptation lora" not in terms and "lora large" not in terms
 
 
-def test_a_longer_term_replaces_a_shorter_one_it_contains_when_nearly_as_strong():
-    ranked = [("kv", 1.0), ("kv cache", 0.9), ("cache", 0.8), ("memory", 0.7), ("memories", 0.6)]
-    assert _prefer_longer_terms(ranked) == [("kv cache", 0.9), ("memory", 0.7)]
+def test_phrase_fragments_and_plural_twins_are_dropped_but_words_stay():
+    ranked = [("bayesian neural", 1.0), ("bayesian", 0.9), ("bayesian neural networks", 0.8), ("posterior", 0.7)]
+    assert _drop_repeats(ranked) == [("bayesian", 0.9), ("bayesian neural networks", 0.8), ("posterior", 0.7)]
+    assert _drop_repeats([("memory", 0.7), ("memories", 0.6), ("robots", 0.5), ("robot", 0.4)]) == [
+        ("memory", 0.7),
+        ("robots", 0.5),
+    ]
 
 
 def test_display_forms_use_the_corpus_spelling_but_not_sentence_starts():
@@ -51,7 +55,7 @@ def test_labels_are_short_distinct_and_a_term_names_the_topic_where_it_weighs_mo
     assert len(set(labels)) == 3
 
 
-def test_topic_keywords_prefer_terms_several_papers_share():
+def test_topic_terms_prefer_terms_several_papers_share():
     abstracts = [
         "Federated learning trains models across clients. QCS QCS QCS QCS is our name.",
         "Federated learning with heterogeneous clients and privacy.",
@@ -63,7 +67,8 @@ def test_topic_keywords_prefer_terms_several_papers_share():
     topic_id = np.array([0, 0, 0, 1, 1, 1])
     rng = np.random.default_rng(0)
     embeddings = rng.normal(size=(6, 8))
-    keywords = topic_keywords(abstracts, topic_id, embeddings, lambda terms: rng.normal(size=(len(terms), 8)), top_n=5)
-    fed = [term for term, _ in keywords[0]]
+    terms = topic_terms(abstracts, topic_id, embeddings, lambda terms: rng.normal(size=(len(terms), 8)), top_n=5)
+    fed = [term for term, _ in terms[0].keywords]
     assert "federated learning" in fed and "qcs" not in fed
-    assert "human feedback" in [term for term, _ in keywords[1]]
+    assert "human feedback" in [term for term, _ in terms[1].keywords]
+    assert all(term not in ("qcs",) for term, _ in terms[0].naming)

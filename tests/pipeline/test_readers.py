@@ -87,6 +87,13 @@ def test_json_object_wrapping_a_list_of_papers(tmp_path):
     assert read_file(path).rows["abstract"].tolist() == ABSTRACTS
 
 
+def test_json_lines_keep_unicode_line_separators_inside_strings(tmp_path):
+    text = "Line\u2028separator and \x1c file separator inside one abstract."
+    path = tmp_path / "papers.jsonl"
+    path.write_text(json.dumps({"abstract": text}, ensure_ascii=False) + "\n", encoding="utf-8")
+    assert read_file(path).rows["abstract"].tolist() == [text]
+
+
 def test_gzip_detected_by_content_even_without_gz_suffix(tmp_path):
     path = tmp_path / "papers.txt"
     path.write_bytes(gzip.compress("\n\n".join(ABSTRACTS).encode()))

@@ -53,4 +53,5 @@ def test_named_topics_take_their_name_and_unmatched_names_are_reported(sample_tf
     assert named["label"].tolist() == ["federated learning clients"]
     matched = np.where((topics.topic_id == named["topic_id"].iloc[0]) & ~topics.was_outlier)[0]
     assert len(matched) >= 2 and all("federated" in abstracts[i].lower() for i in matched)
-    assert topics.unmatched_names == ["quantum chromodynamics"]
+    assert list(topics.unmatched_names) == ["quantum chromodynamics"]
+    assert topics.unmatched_names["quantum chromodynamics"] < 0.2

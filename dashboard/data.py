@@ -1,0 +1,94 @@
+"""Find the build to show and precompute, once per build, what every rerun of the page needs."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from dashboard.palette import topic_colours
+from dashboard.safetext import hover_html
+from pipeline.buildfolder import MANIFEST_FILE, Build, read_build
+from pipeline.settings import default_cache_dir
+
+BUILD_ENV = "TOPIC_EXPLORER_BUILD"
+KEYWORDS_IN_EXPORT = 10
+
+
+@dataclass(frozen=True)
+class Explorer:
+    """A build plus derived, read-only data shared by every session (never mutate it)."""
+
+    build: Build
+    papers: pd.DataFrame  # the build's papers, as read
+    search: pd.Series  # per paper: lowercase title and abstract, for text search
+    hover: np.ndarray  # per paper: the map's hover text, escaped
+    topics: pd.DataFrame  # the build's topics plus `colour`, `x`, `y` (label position) and `top_keywords`
+    topic_rows: dict[int, np.ndarray]  # topic_id -> row positions in `papers`
+    extent: tuple[tuple[float, float], tuple[float, float]]  # fixed map ranges (x, y), padded
+
+    @property
+    def name(self) -> str:
+        return self.build.name
+
+    @property
+    def metadata_columns(self) -> list[str]:
+        return self.build.metadata_columns
+
+
+def build_path() -> Path:
+    """The build named by $TOPIC_EXPLORER_BUILD (set by `topic-explorer serve`), else the sample's build."""
+    env = os.environ.get(BUILD_ENV)
+    return Path(env).expanduser() if env else default_cache_dir() / "sample-build"
+
+
+def build_version(path: Path) -> float:
+    """Changes when the build is rewritten (builds are replaced atomically, manifest included)."""
+    try:
+        return (Path(path) / MANIFEST_FILE).stat().st_mtime
+    except OSError:
+        return 0.0
+
+
+def load_explorer(path: Path) -> Explorer:
+    """Read the build (raises `UserError`) and precompute search text, hover text, colours and positions."""
+    build = read_build(path)
+    papers = build.papers.reset_index(drop=True)
+    columns = (papers["title"], papers["topic_label"], papers["abstract"])
+    return Explorer(
+        build=build,
+        papers=papers,
+        search=(papers["title"].astype(str) + "\n" + papers["abstract"].astype(str)).str.lower(),
+        hover=np.array([hover_html(*texts) for texts in zip(*columns, strict=True)], dtype=object),
+        topics=_topics_with_layout(build.topics, papers),
+        topic_rows={int(t): np.asarray(rows) for t, rows in papers.groupby("topic_id").indices.items()},
+        extent=_extent(papers),
+    )
+
+
+def _topics_with_layout(topics: pd.DataFrame, papers: pd.DataFrame) -> pd.DataFrame:
+    missing = papers.loc[~papers["topic_id"].isin(topics["topic_id"])].groupby("topic_id")["topic_label"]
+    extra = pd.DataFrame({"label": missing.first(), "size": missing.size()}).reset_index()
+    if len(extra):  # a topic with papers but no row in topics.parquet still gets a colour and a filter entry
+        extra = extra.assign(keywords=[[]] * len(extra), keyword_weights=[[]] * len(extra), named=False)
+        topics = pd.concat([topics, extra.assign(coherence=np.nan)], ignore_index=True)
+    topics = topics.sort_values("topic_id").reset_index(drop=True).copy()
+    centres = papers.groupby("topic_id")[["x", "y"]].median()
+    topics["x"] = topics["topic_id"].map(centres["x"]).astype(float)
+    topics["y"] = topics["topic_id"].map(centres["y"]).astype(float)
+    topics["colour"] = topics["topic_id"].map(topic_colours(topics["topic_id"].tolist()))
+    topics["top_keywords"] = topics["keywords"].map(lambda words: "; ".join(words[:KEYWORDS_IN_EXPORT]))
+    return topics
+
+
+def _extent(papers: pd.DataFrame, pad: float = 0.04) -> tuple[tuple[float, float], tuple[float, float]]:
+    ranges = []
+    for column in ("x", "y"):
+        values = papers[column].to_numpy(dtype=float)
+        low, high = (float(np.nanmin(values)), float(np.nanmax(values))) if len(values) else (0.0, 1.0)
+        margin = max(high - low, 1e-6) * pad
+        ranges.append((low - margin, high + margin))
+    return ranges[0], ranges[1]

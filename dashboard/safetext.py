@@ -1,0 +1,56 @@
+"""Make untrusted text (titles, abstracts, labels, folder names) safe to show: never rendered as HTML or markdown."""
+
+from __future__ import annotations
+
+import html
+import string
+
+_MARKDOWN_SPECIAL = str.maketrans({c: "\\" + c for c in string.punctuation})
+
+
+def escape_markdown(text: str) -> str:
+    """Backslash-escape every ASCII punctuation mark, so markdown shows `text` literally."""
+    return str(text).translate(_MARKDOWN_SPECIAL)
+
+
+def plotly_text(text: str) -> str:
+    """Escape for Plotly labels and hover text, which render a few HTML tags (<b>, <a>, <br>...)."""
+    return html.escape(str(text), quote=False)
+
+
+def preview(text: str, limit: int = 200) -> str:
+    """The first `limit` characters, cut at a word boundary, with an ellipsis when shortened."""
+    text = " ".join(str(text)[: limit * 2].split())  # only the start matters; long abstracts are cut first
+    if len(text) <= limit:
+        return text
+    cut = text[:limit].rsplit(" ", 1)[0] if " " in text[:limit] else text[:limit]
+    return cut.rstrip(" ,;:.") + "…"
+
+
+def shorten(text: str, limit: int) -> str:
+    """`text` at most `limit` characters long, with an ellipsis when shortened."""
+    text = str(text)
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def hover_html(title: str, topic_label: str, abstract: str, width: int = 72) -> str:
+    """Hover text for one paper: bold title, topic, abstract preview; user text escaped, lines wrapped."""
+    lines = [f"<b>{plotly_text(line)}</b>" for line in wrap(shorten(title, 160), width)]
+    lines.append(f"<i>{plotly_text(topic_label)}</i>")
+    lines += [plotly_text(line) for line in wrap(preview(abstract), width)]
+    return "<br>".join(lines)
+
+
+def wrap(text: str, width: int) -> list[str]:
+    """Greedy word wrap (textwrap is too slow for 20,000 hover texts); over-long words keep their own line."""
+    lines: list[str] = []
+    current = ""
+    for word in str(text).split():
+        if current and len(current) + 1 + len(word) > width:
+            lines.append(current)
+            current = word
+        else:
+            current = f"{current} {word}" if current else word
+    if current:
+        lines.append(current)
+    return lines

@@ -1,0 +1,49 @@
+"""The selection's life across reruns: read the widgets' latest selections, fold them in, keep the result."""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+
+import streamlit as st
+
+from dashboard.selection import (
+    SelectionState,
+    advance,
+    cleared,
+    ids_from_map_event,
+    ids_from_table_event,
+    map_key,
+    shown,
+    table_key,
+)
+
+STATE_KEY = "selection-state"
+
+
+def current_state() -> SelectionState:
+    """The stored selection state (a fresh one in a new session)."""
+    return st.session_state.get(STATE_KEY) or SelectionState()
+
+
+def advance_selection(filters: Hashable) -> tuple[SelectionState, frozenset[str]]:
+    """Fold the map's and table's latest selections in, before the widgets are drawn again.
+
+    Reading them through session state, before the widgets render, matters: the map's figure shows
+    the selection, so the figure changes and Plotly's own selection is dropped once it is redrawn.
+    """
+    state = current_state()
+    map_ids = ids_from_map_event(st.session_state.get(map_key(state.generation)))
+    table_ids = ids_from_table_event(st.session_state.get(table_key(state.generation)), state.shown_ids)
+    state, selection = advance(state, map_ids, table_ids, filters)
+    st.session_state[STATE_KEY] = state
+    return state, selection
+
+
+def remember_table(ids: list[str]) -> None:
+    """Record the paper_ids the table shows, row by row, to read its next selection against."""
+    st.session_state[STATE_KEY] = shown(current_state(), ids)
+
+
+def clear_selection() -> None:
+    """Button callback: forget the selection and reset the map and table widgets."""
+    st.session_state[STATE_KEY] = cleared(current_state())

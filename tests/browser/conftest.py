@@ -1,0 +1,139 @@
+"""Browser-test fixtures: the real server, started the way a user starts it, and headless Chromium.
+
+Without Chromium (or Playwright) these tests skip, unless TOPIC_EXPLORER_REQUIRE_BROWSER=1 makes them fail.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM = Path(os.environ.get("TOPIC_EXPLORER_CHROMIUM", "/usr/bin/chromium"))
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+_STATUS = re.compile(r"Showing [\d,]+ of [\d,]+ papers")
+
+
+def _missing_browser() -> str | None:
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        return "Playwright is not installed (pip install playwright)"
+    if not CHROMIUM.is_file():
+        return f"no Chromium at {CHROMIUM} (apt-get install chromium, or set TOPIC_EXPLORER_CHROMIUM)"
+    return None
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """Headless Chromium; skips the browser tests when it is missing (fails under TOPIC_EXPLORER_REQUIRE_BROWSER=1)."""
+    reason = _missing_browser()
+    if reason:
+        if os.environ.get("TOPIC_EXPLORER_REQUIRE_BROWSER") == "1":
+            pytest.fail(f"browser tests required but {reason}")
+        pytest.skip(reason)
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def _wait_until_healthy(url: str, process: subprocess.Popen, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"the server exited with status {process.returncode}")
+        try:
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
+                if response.read().decode().strip() == "ok":
+                    return
+        except OSError:
+            pass
+        time.sleep(0.5)
+    raise TimeoutError(f"the server at {url} was not healthy after {timeout:.0f} s")
+
+
+@pytest.fixture(scope="session")
+def server(sample_build, tmp_path_factory) -> str:
+    """`topic-explorer serve BUILD` on a free port; stopped (with its Streamlit child) afterwards."""
+    port = _free_port()
+    log = (tmp_path_factory.mktemp("server") / "serve.log").open("w")
+    command = [sys.executable, "-m", "pipeline.cli", "serve", str(sample_build), "--port", str(port)]
+    # A session of its own, so the Streamlit process that `serve` starts is stopped with it.
+    process = subprocess.Popen(
+        [*command, "--host", "127.0.0.1"], cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        _wait_until_healthy(url, process, timeout=120)
+        yield url
+    finally:
+        os.killpg(process.pid, signal.SIGTERM)
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+        log.close()
+
+
+@pytest.fixture(scope="session")
+def screens() -> Path:
+    """Where screenshots go for a human to look at (outside the repository)."""
+    folder = Path(os.environ.get("TOPIC_EXPLORER_SCREENS", "/tmp/screens"))
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def wait_until_ready(page, timeout_ms: int = 60_000) -> None:
+    """The map has drawn its points and the count is shown; the first load after start can stay blank: reload once."""
+    for attempt in range(2):
+        try:
+            page.wait_for_function(
+                "() => { const gd = document.querySelector('[data-testid=stPlotlyChart] .js-plotly-plot');"
+                " return gd && gd._fullData && gd._fullData.length > 0 && gd.querySelector('.scatterlayer, canvas'); }",
+                timeout=timeout_ms,
+            )
+            page.get_by_text(_STATUS).first.wait_for(timeout=timeout_ms)
+            return
+        except Exception:
+            if attempt:
+                raise
+            page.reload()
+
+
+@pytest.fixture
+def page(browser, server):
+    """A fresh browser session on the page, ready to use, at 1400x900."""
+    context = browser.new_context(viewport={"width": 1400, "height": 900}, accept_downloads=True)
+    page = context.new_page()
+    page.set_default_timeout(30_000)
+    page.goto(server)
+    wait_until_ready(page)
+    yield page
+    context.close()

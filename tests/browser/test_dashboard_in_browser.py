@@ -1,0 +1,102 @@
+"""The dashboard in real headless Chromium: map, filters, box selection and the CSV download."""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Page, expect
+
+pytestmark = pytest.mark.browser
+
+STATUS = re.compile(r"Showing ([\d,]+) of ([\d,]+) papers")
+
+MAP_POINTS = """() => {
+    const gd = document.querySelector('[data-testid=stPlotlyChart] .js-plotly-plot');
+    return gd.data.filter(t => !t.name.startsWith('Selected')).reduce((n, t) => n + t.customdata.length, 0);
+}"""
+EXPORT_COLUMNS = ["paper_id", "title", "topic_id", "topic_label", "keywords", "confidence", "abstract", "source_file"]
+
+
+def status(page: Page):
+    return page.locator("[data-testid=stMarkdownContainer] p").filter(has_text=STATUS).first
+
+
+def table_rows(page: Page) -> int:
+    grid = page.locator("[data-testid=stDataFrame] table[aria-rowcount]").first
+    return int(grid.get_attribute("aria-rowcount")) - 1  # minus the header row
+
+
+def download_button(page: Page):
+    return page.get_by_test_id("stDownloadButton").get_by_role("button")
+
+
+def download_csv(page: Page) -> tuple[str, list[dict]]:
+    with page.expect_download() as info:
+        download_button(page).click()
+    download = info.value
+    data = Path(download.path()).read_bytes()
+    assert data.startswith(b"\xef\xbb\xbf"), "the CSV starts with a UTF-8 byte-order mark for Excel"
+    return download.suggested_filename, list(csv.DictReader(io.StringIO(data.decode("utf-8-sig"))))
+
+
+def box_select(page: Page, right: float = 0.5, bottom: float = 0.6) -> None:
+    page.locator("[data-testid=stPlotlyChart] .js-plotly-plot").first.hover()
+    page.locator('.modebar-btn[data-val="select"]').first.click()
+    area = page.locator(".nsewdrag").first.bounding_box()
+    page.mouse.move(area["x"] + 4, area["y"] + 4)
+    page.mouse.down()
+    page.mouse.move(area["x"] + area["width"] * right, area["y"] + area["height"] * bottom, steps=15)
+    page.mouse.up()
+
+
+def test_the_page_shows_every_paper_on_the_map(page: Page, screens: Path):
+    expect(status(page)).to_contain_text("Showing 38 of 38 papers · 0 selected")
+    assert page.evaluate(MAP_POINTS) == 38
+    assert table_rows(page) == 38
+    expect(page.get_by_role("heading", name=re.compile(r"Topic Explorer · sample · 38 papers"))).to_be_visible()
+    page.screenshot(path=screens / "browser-loaded.png")
+
+
+def test_filtering_by_a_topic_shrinks_the_count_the_table_and_the_map(page: Page, screens: Path):
+    page.get_by_test_id("stSidebar").get_by_test_id("stMultiSelect").first.click()
+    option = page.get_by_role("option").filter(has_not_text="Select all").first
+    size = int(re.search(r"\((\d+)\)$", option.inner_text().strip()).group(1))
+    option.click()
+    page.keyboard.press("Escape")
+    expect(status(page)).to_contain_text(f"Showing {size} of 38 papers")
+    page.wait_for_function(f"() => ({MAP_POINTS})() === {size}")
+    expect(page.locator("[data-testid=stDataFrame] table[aria-rowcount]").first).to_have_attribute(
+        "aria-rowcount", str(size + 1)
+    )
+    expect(download_button(page)).to_have_text(f"Download all {size} shown papers (CSV)")
+    page.screenshot(path=screens / "browser-filtered.png")
+
+
+def test_the_csv_of_every_shown_paper_downloads(page: Page):
+    expect(download_button(page)).to_have_text("Download all 38 shown papers (CSV)")
+    name, rows = download_csv(page)
+    assert name == "sample-papers.csv"
+    assert len(rows) == 38 and list(rows[0]) == EXPORT_COLUMNS
+    assert len({row["paper_id"] for row in rows}) == 38
+
+
+def test_box_selecting_on_the_map_selects_and_exports_those_papers(page: Page, screens: Path):
+    box_select(page)
+    expect(status(page)).to_contain_text(re.compile(r"· [1-9]\d* selected"))
+    selected = int(re.search(r"· (\d+) selected", status(page).inner_text()).group(1))
+    expect(download_button(page)).to_have_text(f"Download {selected} selected paper{'s' if selected > 1 else ''} (CSV)")
+    page.wait_for_function(
+        "() => document.querySelector('[data-testid=stPlotlyChart] .js-plotly-plot')"
+        f".data.some(t => t.name === 'Selected ({selected})')"
+    )
+    page.wait_for_timeout(1000)  # let the ringed markers draw before the screenshot
+    page.screenshot(path=screens / "browser-selected.png")
+    _, rows = download_csv(page)
+    assert len(rows) == selected
+    page.get_by_role("button", name="Clear selection").click()
+    expect(status(page)).to_contain_text("· 0 selected")
+    expect(download_button(page)).to_have_text("Download all 38 shown papers (CSV)")

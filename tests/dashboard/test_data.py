@@ -1,0 +1,56 @@
+"""Finding the build and precomputing what the page needs."""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+
+from dashboard.data import BUILD_ENV, build_path, build_version, load_explorer
+from pipeline.errors import UserError
+
+
+def test_the_build_comes_from_the_environment(monkeypatch, tmp_path):
+    monkeypatch.setenv(BUILD_ENV, str(tmp_path))
+    assert build_path() == tmp_path
+
+
+def test_without_the_environment_the_sample_build_in_the_cache_is_used(monkeypatch, tmp_path):
+    monkeypatch.delenv(BUILD_ENV, raising=False)
+    monkeypatch.setenv("TOPIC_EXPLORER_CACHE", str(tmp_path))
+    assert build_path() == tmp_path / "sample-build"
+
+
+def test_the_version_changes_when_the_manifest_is_rewritten(tiny_build):
+    before = build_version(tiny_build)
+    os.utime(tiny_build / "manifest.json", (before + 10, before + 10))
+    assert build_version(tiny_build) == before + 10
+    assert build_version(tiny_build / "nowhere") == 0.0
+
+
+def test_a_missing_build_raises_a_user_error_naming_the_fix(tmp_path):
+    with pytest.raises(UserError, match="topic-explorer build"):
+        load_explorer(tmp_path / "nowhere")
+
+
+def test_precomputed_search_text_hover_and_topic_positions(tiny):
+    assert tiny.search[1] == "federated learning at scale\nwe study federated learning and privacy."
+    assert len(tiny.hover) == len(tiny.papers)
+    assert tiny.topics["colour"].is_unique
+    rows = tiny.topic_rows[0]
+    assert tiny.topics.loc[0, "x"] == pytest.approx(float(np.median(tiny.papers["x"].to_numpy()[rows])))
+    assert tiny.topics.loc[0, "top_keywords"].count(";") == 9
+
+
+def test_a_topic_missing_from_the_topic_table_still_gets_a_row(tiny_build, tmp_path):
+    import pandas as pd
+
+    from pipeline.buildfolder import read_build, write_build
+
+    build = read_build(tiny_build)
+    out = write_build(tmp_path / "gap", build.papers, build.topics.iloc[:2], build.embeddings(), build.manifest)
+    explorer = load_explorer(out)
+    assert explorer.topics["topic_id"].tolist() == [0, 1, 2]
+    assert explorer.topics.loc[2, "label"] == "Rewards" and explorer.topics.loc[2, "size"] == 2
+    assert pd.isna(explorer.topics.loc[2, "coherence"])

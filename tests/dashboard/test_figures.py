@@ -1,0 +1,144 @@
+"""The map and keyword figures, their colours, and the escaping of untrusted text in them."""
+
+from __future__ import annotations
+
+import itertools
+from types import SimpleNamespace
+
+import numpy as np
+import plotly.graph_objects as go
+import plotly.io
+import pytest
+
+from dashboard.figures import MAX_MAP_LABELS, keyword_figure, map_figure, place_labels
+from dashboard.palette import CALM_10, OUTLIER_COLOUR, spread_colours, topic_colours
+from dashboard.safetext import escape_markdown, hover_html, preview
+
+
+def everything(tiny) -> np.ndarray:
+    return np.ones(len(tiny.papers), dtype=bool)
+
+
+def nothing(tiny) -> np.ndarray:
+    return np.zeros(len(tiny.papers), dtype=bool)
+
+
+def test_one_webgl_trace_per_topic_carrying_paper_ids(tiny):
+    figure = map_figure(tiny, everything(tiny), nothing(tiny))
+    assert [trace.type for trace in figure.data] == ["scattergl"] * 3
+    ids = [i for trace in figure.data for i in trace.customdata]
+    assert sorted(ids) == sorted(tiny.papers["paper_id"])
+    assert figure.data[0].name == "Federated, privacy (3)"
+
+
+def test_filtering_drops_points_but_not_the_axis_ranges(tiny):
+    full = map_figure(tiny, everything(tiny), nothing(tiny))
+    shown = (tiny.papers["topic_id"] == 2).to_numpy()
+    filtered = map_figure(tiny, shown, nothing(tiny))
+    assert len(filtered.data) == 1 and len(filtered.data[0].x) == 2
+    assert filtered.layout.xaxis.range == full.layout.xaxis.range
+    assert filtered.layout.yaxis.range == full.layout.yaxis.range
+    assert [a.text for a in filtered.layout.annotations] == ["Rewards"]
+
+
+def test_the_fixed_ranges_cover_every_paper(tiny):
+    figure = map_figure(tiny, everything(tiny), nothing(tiny))
+    (x0, x1), (y0, y1) = figure.layout.xaxis.range, figure.layout.yaxis.range
+    assert x0 < tiny.papers["x"].min() and tiny.papers["x"].max() < x1
+    assert y0 < tiny.papers["y"].min() and tiny.papers["y"].max() < y1
+
+
+def test_selected_papers_get_a_ringed_overlay_only_where_shown(tiny):
+    selected = nothing(tiny)
+    selected[[0, 4]] = True
+    shown = (tiny.papers["topic_id"] != 2).to_numpy()  # paper 4 is hidden by the filters
+    ring = map_figure(tiny, shown, selected).data[-1]
+    assert ring.name == "Selected (1)" and list(ring.customdata) == ["p000000000000"]
+    assert ring.marker.line.width > 0
+
+
+def test_hover_text_shows_html_as_text_never_as_markup(tiny):
+    figure = map_figure(tiny, everything(tiny), nothing(tiny))
+    hover = "".join(text for trace in figure.data for text in trace.hovertext)
+    assert "<script>" not in hover and "<b>bold</b>" not in hover
+    assert "&lt;script&gt;alert('x')&lt;/script&gt;" in hover
+
+
+def test_hover_has_title_topic_and_an_abstract_preview():
+    text = hover_html("A <title>", "Topic & co", "word " * 100)
+    lines = text.split("<br>")
+    assert lines[0] == "<b>A &lt;title&gt;</b>" and lines[1] == "<i>Topic &amp; co</i>"
+    assert text.endswith("…") and len(text.replace("<br>", " ")) < 300
+
+
+def test_preview_cuts_at_a_word_boundary():
+    assert preview("short text") == "short text"
+    cut = preview("alpha beta gamma delta", limit=12)
+    assert cut == "alpha beta…"
+
+
+def test_markdown_escaping_leaves_no_unescaped_punctuation():
+    assert escape_markdown("*JME* <b>x</b>") == "\\*JME\\* \\<b\\>x\\<\\/b\\>"
+
+
+def label_topic(label: str, x: float = 0.5, y: float = 0.5) -> SimpleNamespace:
+    return SimpleNamespace(label=label, x=x, y=y, colour="#000000")
+
+
+def test_labels_sharing_a_centre_stack_without_overlapping_and_the_rest_are_left_out():
+    labelled = [(10 - i, label_topic(f"topic {i}")) for i in range(5)]
+    placed = place_labels(labelled, ((0, 1), (0, 1)), np.empty(0), np.empty(0))
+    assert [topic.label for topic, _, _ in placed] == ["topic 0", "topic 1", "topic 2"]  # biggest first
+    heights = sorted(y for _, _, y in placed)
+    assert min(b - a for a, b in itertools.pairwise(heights)) > 22 / 600
+
+
+def test_a_label_moves_off_a_dense_centre():
+    x, y = np.full(50, 0.5), np.full(50, 0.5)
+    ((_, lx, ly),) = place_labels([(50, label_topic("dense"))], ((0, 1), (0, 1)), x, y)
+    assert lx == 0.5 and ly != 0.5
+
+
+def test_at_most_the_label_limit_is_drawn():
+    labelled = [(1, label_topic("t", x=(i % 10) / 10, y=(i // 10) / 10)) for i in range(100)]
+    placed = place_labels(labelled, ((0, 1), (0, 1)), np.empty(0), np.empty(0), plot_px=(5000, 5000))
+    assert len(placed) == MAX_MAP_LABELS
+
+
+def test_topic_labels_are_escaped_in_legend_and_annotations(tiny):
+    evil = tiny.__class__(**{**tiny.__dict__, "topics": tiny.topics.assign(label=["<i>x</i>", "b", "c"])})
+    figure = map_figure(evil, everything(tiny), nothing(tiny))
+    assert figure.data[0].name.startswith("&lt;i&gt;x&lt;/i&gt;")
+    assert any(a.text == "&lt;i&gt;x&lt;/i&gt;" for a in figure.layout.annotations)
+
+
+def test_keyword_bars_show_the_top_ten_best_first_at_the_top():
+    figure = keyword_figure([f"k{i}" for i in range(25)], [1 - i / 25 for i in range(25)], "#123456")
+    bar = figure.data[0]
+    assert bar.orientation == "h" and list(bar.y) == [f"k{i}" for i in range(10)]
+    assert figure.layout.yaxis.autorange == "reversed"
+
+
+@pytest.mark.parametrize("n", [8, 60])
+def test_topic_colours_are_distinct(n):
+    colours = topic_colours(range(n))
+    assert len(set(colours.values())) == n
+    assert all(c.startswith("#") and len(c) == 7 for c in colours.values())
+
+
+def test_a_few_topics_get_the_calm_palette_and_outliers_grey():
+    colours = topic_colours([-1, 0, 1, 2])
+    assert colours[-1] == OUTLIER_COLOUR and [colours[t] for t in (0, 1, 2)] == list(CALM_10[:3])
+
+
+def test_spread_colours_neighbours_differ_in_hue():
+    first, second = spread_colours(30)[:2]
+    assert first != second
+
+
+def test_the_unvalidated_map_figure_is_valid_plotly_and_serialises(tiny):
+    selected = nothing(tiny)
+    selected[:2] = True
+    figure = map_figure(tiny, everything(tiny), selected)
+    go.Figure(figure.to_dict())  # full validation, skipped at run time for speed
+    assert '"scattergl"' in plotly.io.to_json(figure, validate=False)
