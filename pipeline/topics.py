@@ -4,7 +4,8 @@ Stock BERTopic puts all 38 sample abstracts in the outlier topic. What changes h
 - UMAP neighbours and HDBSCAN sizes scale with the number of papers (`choose_parameters`);
   HDBSCAN's `min_samples` stays small, since its default (= min_cluster_size) collapses
   small corpora into two or three clusters and leaves many outliers;
-- keywords come from cleaned text with stop words and bigrams (`pipeline.keywords`);
+- keywords and labels come from cleaned phrases, re-ranked by closeness to the topic
+  (`pipeline.keywords`), not from BERTopic's raw word counts;
 - outliers move to their nearest topic by default, flagged so nobody mistakes them for
   core members; `confidence` says how close each paper sits to its topic's centre;
 - user-named topics use BERTopic's zero-shot matching, and names no paper matched are
@@ -14,7 +15,7 @@ Stock BERTopic puts all 38 sample abstracts in the outlier topic. What changes h
 from __future__ import annotations
 
 import logging
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 
 import numpy as np
 import pandas as pd
@@ -28,6 +29,8 @@ from pipeline.timing import StageTimer
 log = logging.getLogger(__name__)
 
 SMALL_CORPUS = 200
+GIANT_TOPIC = 0.5  # a topic holding more than this share of a larger corpus means HDBSCAN kept a
+MAX_TOPIC_SHARE = 0.2  # root-level split (seen: 79% + 21% of 2,000 abstracts); refit with this cap
 
 
 @dataclass(frozen=True)
@@ -37,6 +40,7 @@ class TopicParameters:
     umap_neighbors: int
     umap_components: int
     min_topic_size: int
+    max_topic_size: int  # 0: no limit; set when HDBSCAN lumped most papers into one topic
     hdbscan_min_samples: int
     keyword_min_df: int
 
@@ -46,9 +50,9 @@ def choose_parameters(n_papers: int, settings: BuildSettings) -> TopicParameters
     if n_papers < SMALL_CORPUS:
         neighbors = int(np.clip(round(n_papers / 4), 5, 15))
         size = settings.min_topic_size or 3
-        return TopicParameters(neighbors, 10, size, 1, keyword_vectorizer(n_papers).min_df)
-    size = settings.min_topic_size or max(5, round(n_papers / 150))
-    return TopicParameters(15, 5, size, max(1, size // 5), keyword_vectorizer(n_papers).min_df)
+        return TopicParameters(neighbors, 10, size, 0, 1, keyword_vectorizer(n_papers).min_df)
+    size = settings.min_topic_size or max(5, round(np.sqrt(n_papers) / 2))
+    return TopicParameters(15, 5, size, 0, max(1, size // 5), keyword_vectorizer(n_papers).min_df)
 
 
 @dataclass
@@ -81,10 +85,10 @@ def find_topics(
     """
     timer = timer or StageTimer()
     from bertopic import BERTopic
-    from hdbscan import HDBSCAN
     from umap import UMAP
 
     params = choose_parameters(len(abstracts), settings)
+    clusterer = _clusterer(params)
     model = BERTopic(
         embedding_model=_bertopic_backend(embedder) if settings.named_topics else None,
         umap_model=timer.watch(
@@ -97,12 +101,7 @@ def find_topics(
             ),
             "reduce",
         ),
-        hdbscan_model=HDBSCAN(
-            min_cluster_size=params.min_topic_size,
-            min_samples=params.hdbscan_min_samples,
-            metric="euclidean",
-            cluster_selection_method="eom",
-        ),
+        hdbscan_model=clusterer,
         # BERTopic's own keywords go unused: `topic_keywords` recomputes them after outliers move.
         zeroshot_topic_list=list(settings.named_topics) or None,
         zeroshot_min_similarity=settings.named_topic_threshold,
@@ -111,6 +110,7 @@ def find_topics(
     with timer.stage("cluster"):  # UMAP inside is timed as "reduce"
         assigned, _ = model.fit_transform(abstracts, embeddings)
     assigned = np.asarray(assigned)
+    params = replace(params, max_topic_size=clusterer.max_cluster_size)
     names = _named_topic_ids(model, settings.named_topics)
     if (assigned == -1).all():
         raise UserError(
@@ -143,6 +143,29 @@ def find_topics(
         table=table,
         unmatched_names=closest,
         parameters=params,
+    )
+
+
+def _clusterer(params: TopicParameters):
+    """HDBSCAN that refits with a size cap when it lumps most of a larger corpus into one topic."""
+    from hdbscan import HDBSCAN
+
+    class NoGiantTopicHDBSCAN(HDBSCAN):
+        def fit(self, X, y=None):
+            super().fit(X, y)
+            clustered = self.labels_[self.labels_ >= 0]
+            largest = np.bincount(clustered).max() if len(clustered) else 0
+            if len(X) >= SMALL_CORPUS and largest > GIANT_TOPIC * len(X) and not self.max_cluster_size:
+                self.max_cluster_size = int(MAX_TOPIC_SHARE * len(X))
+                super().fit(X, y)
+            return self
+
+    return NoGiantTopicHDBSCAN(
+        min_cluster_size=params.min_topic_size,
+        min_samples=params.hdbscan_min_samples,
+        max_cluster_size=params.max_topic_size,
+        metric="euclidean",
+        cluster_selection_method="eom",
     )
 
 

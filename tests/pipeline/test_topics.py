@@ -6,7 +6,7 @@ import pytest
 from pipeline.embed import TfidfEmbedder
 from pipeline.ingest import load_corpus, sample_files
 from pipeline.settings import BuildSettings
-from pipeline.topics import choose_parameters, closeness_to_centre, find_topics
+from pipeline.topics import TopicParameters, _clusterer, choose_parameters, closeness_to_centre, find_topics
 
 
 @pytest.fixture(scope="module")
@@ -19,9 +19,24 @@ def sample_tfidf():
 def test_parameters_scale_with_corpus_size():
     small, medium, large = (choose_parameters(n, BuildSettings()) for n in (38, 2000, 20000))
     assert (small.umap_neighbors, small.min_topic_size, small.hdbscan_min_samples) == (10, 3, 1)
-    assert medium.min_topic_size == 13 and large.min_topic_size == 133
+    assert medium.min_topic_size == 22 and large.min_topic_size == 71
     assert large.hdbscan_min_samples < large.min_topic_size
     assert choose_parameters(20000, BuildSettings(min_topic_size=50)).min_topic_size == 50
+
+
+def test_a_giant_topic_is_split_by_refitting_with_a_size_cap():
+    """Four close groups and one far group: plain HDBSCAN returns 400 + 100 papers; we want five topics."""
+    from hdbscan import HDBSCAN
+
+    rng = np.random.default_rng(0)
+    centres = [(0, 0), (1, 0), (0, 1), (1, 1), (20, 20)]
+    points = np.vstack([rng.normal(centre, 0.25, size=(100, 2)) for centre in centres])
+    plain = HDBSCAN(min_cluster_size=22, min_samples=4).fit(points).labels_
+    assert sorted(np.bincount(plain[plain >= 0])) == [100, 400]
+    clusterer = _clusterer(TopicParameters(15, 5, 22, 0, 4, 2)).fit(points)
+    sizes = np.bincount(clusterer.labels_[clusterer.labels_ >= 0])
+    assert len(sizes) == 5 and sizes.max() <= 100
+    assert clusterer.max_cluster_size == 100
 
 
 def test_confidence_is_closeness_to_the_topic_centre():
