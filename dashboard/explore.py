@@ -12,6 +12,7 @@ import streamlit as st
 from dashboard.data import Explorer
 from dashboard.export import csv_bytes, download_label, export_frame, file_name, unclashing
 from dashboard.figures import keyword_figure, map_figure
+from dashboard.safetext import column_title
 
 MAX_READER_OPTIONS = 1000
 SELECT_HELP = (
@@ -73,8 +74,11 @@ def render_table(explorer: Explorer, rows: np.ndarray, selected: np.ndarray, key
             "confidence": papers["confidence"].to_numpy()[rows],
         }
     )
+    metadata_titles = {}
     for column in explorer.metadata_columns:
-        table[unclashing(column, table.columns)] = papers[column].to_numpy()[rows]
+        name = unclashing(column, table.columns)
+        table[name] = papers[column].to_numpy()[rows]
+        metadata_titles[name] = column_title(name)
     st.dataframe(
         table,
         key=key,
@@ -87,6 +91,7 @@ def render_table(explorer: Explorer, rows: np.ndarray, selected: np.ndarray, key
             "title": st.column_config.TextColumn("Title", width="large"),
             "topic": st.column_config.TextColumn("Topic"),
             "confidence": st.column_config.ProgressColumn("Confidence", min_value=0.0, max_value=1.0, format="%.2f"),
+            **metadata_titles,
         },
     )
 
@@ -104,7 +109,7 @@ def render_reader(explorer: Explorer, rows: np.ndarray, selected: np.ndarray) ->
     row = st.selectbox(label, options=options, format_func=lambda r: titles[r], key="reader")
     paper = papers.iloc[row]
     details = [f"Topic: {paper['topic_label']}", f"confidence {paper['confidence']:.2f}"]
-    details += [f"{column}: {paper[column]}" for column in explorer.metadata_columns]
+    details += [f"{column_title(column)}: {paper[column]}" for column in explorer.metadata_columns]
     with st.container(border=True):  # st.text everywhere: titles and abstracts are never markdown or HTML
         st.text(paper["title"])
         st.text(" · ".join(details))

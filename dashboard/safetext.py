@@ -13,6 +13,13 @@ def escape_markdown(text: str) -> str:
     return str(text).translate(_MARKDOWN_SPECIAL)
 
 
+def column_title(column: str) -> str:
+    """A metadata column's name as a reader would write it: "source_file" -> "Source file"; "DOI" stays."""
+    words = str(column).replace("_", " ").replace("-", " ").split()
+    title = " ".join(words) or str(column)
+    return title[:1].upper() + title[1:] if title.islower() else title
+
+
 def plotly_text(text: str) -> str:
     """Escape for Plotly labels and hover text, which render a few HTML tags (<b>, <a>, <br>...)."""
     return html.escape(str(text), quote=False)

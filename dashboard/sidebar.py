@@ -6,7 +6,7 @@ import streamlit as st
 
 from dashboard.data import Explorer
 from dashboard.filters import ColumnFilter, Filters, column_filters, search_words
-from dashboard.safetext import escape_markdown
+from dashboard.safetext import column_title, escape_markdown
 
 TOPICS_KEY = "filter-topics"
 SEARCH_KEY = "filter-search"
@@ -50,7 +50,7 @@ def render_filters(explorer: Explorer) -> Filters:
 
 
 def _column_widget(spec: ColumnFilter) -> object:
-    label, key = escape_markdown(spec.column), metadata_key(spec.column)
+    label, key = escape_markdown(column_title(spec.column)), metadata_key(spec.column)
     if spec.kind == "choice":
         return st.multiselect(label, options=list(spec.options), placeholder="All", key=key)
     low, high = (int(b) for b in spec.bounds) if spec.integer else spec.bounds

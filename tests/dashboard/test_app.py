@@ -120,6 +120,10 @@ def test_sample_map_and_table_selections_are_counted_and_exported(run_app, sampl
 def test_metadata_columns_get_a_year_range_and_a_venue_choice(run_app, metadata_build):
     at = run_app(metadata_build)
     assert at.slider(key=metadata_key("year")).value == (2023, 2025)
+    assert (
+        at.slider(key=metadata_key("year")).label == "Year"
+        and at.multiselect(key=metadata_key("venue")).label == "Venue"
+    )
     at.slider(key=metadata_key("year")).set_value((2024, 2025)).run()
     assert set(paper_table(at)["year"]) == {2024, 2025} and shown_count(at) == len(paper_table(at))
     at.multiselect(key=metadata_key("venue")).set_value(["ICML"]).run()

@@ -12,7 +12,7 @@ import pytest
 
 from dashboard.figures import MAX_MAP_LABELS, keyword_figure, map_figure, place_labels
 from dashboard.palette import CALM_10, OUTLIER_COLOUR, spread_colours, topic_colours
-from dashboard.safetext import escape_markdown, hover_html, preview
+from dashboard.safetext import column_title, escape_markdown, hover_html, preview
 
 
 def everything(tiny) -> np.ndarray:
@@ -142,3 +142,9 @@ def test_the_unvalidated_map_figure_is_valid_plotly_and_serialises(tiny):
     figure = map_figure(tiny, everything(tiny), selected)
     go.Figure(figure.to_dict())  # full validation, skipped at run time for speed
     assert '"scattergl"' in plotly.io.to_json(figure, validate=False)
+
+
+def test_column_titles_read_like_words_and_keep_deliberate_capitals():
+    assert column_title("source_file") == "Source file"
+    assert column_title("year") == "Year"
+    assert column_title("DOI") == "DOI" and column_title("arXiv-id") == "arXiv id"
