@@ -7,27 +7,12 @@ from __future__ import annotations
 
 import os
 import re
-import signal
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-CHROMIUM = Path(os.environ.get("TOPIC_EXPLORER_CHROMIUM", "/usr/bin/chromium"))
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
+from tests.browser.harness import CHROMIUM, CHROMIUM_ARGS, running_server
+
 _STATUS = re.compile(r"Showing [\d,]+ of [\d,]+ papers")
 
 
@@ -57,49 +42,11 @@ def browser():
         chromium.close()
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-def _wait_until_healthy(url: str, process: subprocess.Popen, timeout: float) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"the server exited with status {process.returncode}")
-        try:
-            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
-                if response.read().decode().strip() == "ok":
-                    return
-        except OSError:
-            pass
-        time.sleep(0.5)
-    raise TimeoutError(f"the server at {url} was not healthy after {timeout:.0f} s")
-
-
 @pytest.fixture(scope="session")
 def server(sample_build, tmp_path_factory) -> str:
-    """`topic-explorer serve BUILD` on a free port; stopped (with its Streamlit child) afterwards."""
-    port = _free_port()
-    log = (tmp_path_factory.mktemp("server") / "serve.log").open("w")
-    command = [sys.executable, "-m", "pipeline.cli", "serve", str(sample_build), "--port", str(port)]
-    # A session of its own, so the Streamlit process that `serve` starts is stopped with it.
-    process = subprocess.Popen(
-        [*command, "--host", "127.0.0.1"], cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
-    )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        _wait_until_healthy(url, process, timeout=120)
+    """The dashboard served on the sample build, started the way a user starts it."""
+    with (tmp_path_factory.mktemp("server") / "serve.log").open("w") as log, running_server(sample_build, log) as url:
         yield url
-    finally:
-        os.killpg(process.pid, signal.SIGTERM)
-        try:
-            process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
-        log.close()
 
 
 @pytest.fixture(scope="session")

@@ -1,0 +1,70 @@
+"""The real server and Chromium's settings, shared by the browser tests and `benchmarks/dashboard_speed.py`."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import IO
+
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM = Path(os.environ.get("TOPIC_EXPLORER_CHROMIUM", "/usr/bin/chromium"))
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+@contextmanager
+def running_server(build: Path, log: IO[str], timeout: float = 120) -> Iterator[str]:
+    """`topic-explorer serve BUILD` on a free port, as a user starts it; yields its URL once healthy.
+
+    The server runs in a session of its own, so the Streamlit process that `serve` becomes is stopped with it.
+    """
+    port = _free_port()
+    command = [sys.executable, "-m", "pipeline.cli", "serve", str(build), "--port", str(port), "--host", "127.0.0.1"]
+    process = subprocess.Popen(command, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        _wait_until_healthy(url, process, timeout)
+        yield url
+    finally:
+        os.killpg(process.pid, signal.SIGTERM)
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def _wait_until_healthy(url: str, process: subprocess.Popen, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"the server exited with status {process.returncode}")
+        try:
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
+                if response.read().decode().strip() == "ok":
+                    return
+        except OSError:
+            pass
+        time.sleep(0.5)
+    raise TimeoutError(f"the server at {url} was not healthy after {timeout:.0f} s")
