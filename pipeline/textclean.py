@@ -90,20 +90,21 @@ def clean_for_keywords(text: str) -> str:
 
 _PHRASE_BREAK = re.compile(r"[^\w\s]+")
 _TOKEN = re.compile(TOKEN_PATTERN)
+_WORD = re.compile(r"\w+")
 
 
 def phrases(text: str, max_words: int = 4) -> list[str]:
     """The words and short phrases of `text` that can serve as keywords.
 
-    Phrases of up to four words ("parameter efficient fine tuning") never cross punctuation
-    or a stop word, so "Low-Rank Adaptation (LoRA) of large language models" yields "low rank
+    Phrases of up to four words ("parameter efficient fine tuning") never cross punctuation,
+    a stop word or a number, so "Low-Rank Adaptation (LoRA) of large language models" yields "low rank
     adaptation" and "large language models" but not "adaptation lora".
     """
     terms: list[str] = []
     for segment in _PHRASE_BREAK.split(clean_for_keywords(text)):
         run: list[str] = []
-        for word in [*_TOKEN.findall(segment), None]:
-            if word is not None and word not in STOP_WORDS:
+        for word in [*_WORD.findall(segment), None]:  # a number ("llama 2 models") ends a phrase too
+            if word is not None and word not in STOP_WORDS and _TOKEN.fullmatch(word):
                 run.append(word)
                 continue
             for size in range(1, max_words + 1):

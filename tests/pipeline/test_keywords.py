@@ -22,10 +22,12 @@ def test_clean_for_keywords_removes_math_citations_urls_and_html():
     assert "sparse plus" in cleaned and "bold" in cleaned
 
 
-def test_phrases_never_cross_punctuation_or_stop_words():
+def test_phrases_never_cross_punctuation_stop_words_or_numbers():
     terms = phrases("Low-Rank Adaptation (LoRA) of large language models is a KV-cache trick.")
     assert {"low rank adaptation", "lora", "large language models", "kv cache"} <= set(terms)
     assert "adaptation lora" not in terms and "lora large" not in terms
+    terms = phrases("We fine-tune Llama 2 models on 3D scenes.")
+    assert "llama models" not in terms and {"llama", "models", "3d scenes"} <= set(terms)
 
 
 def test_phrase_fragments_and_plural_twins_are_dropped_but_words_stay():
