@@ -12,9 +12,8 @@ import pandas as pd
 from dashboard.palette import topic_colours
 from dashboard.safetext import hover_html
 from pipeline.buildfolder import MANIFEST_FILE, Build, read_build
-from pipeline.settings import default_cache_dir
+from pipeline.serve import BUILD_ENV, default_sample_build
 
-BUILD_ENV = "TOPIC_EXPLORER_BUILD"
 KEYWORDS_IN_EXPORT = 10
 
 
@@ -42,7 +41,7 @@ class Explorer:
 def build_path() -> Path:
     """The build named by $TOPIC_EXPLORER_BUILD (set by `topic-explorer serve`), else the sample's build."""
     env = os.environ.get(BUILD_ENV)
-    return Path(env).expanduser() if env else default_cache_dir() / "sample-build"
+    return Path(env).expanduser() if env else default_sample_build()
 
 
 def build_version(path: Path) -> float:

@@ -101,11 +101,14 @@ def render_reader(explorer: Explorer, rows: np.ndarray, selected: np.ndarray) ->
     """A chosen paper's full abstract, as plain text (never markdown or HTML)."""
     papers = explorer.papers
     chosen_rows = rows[selected[rows]]
-    options = (chosen_rows if len(chosen_rows) else rows)[:MAX_READER_OPTIONS].tolist()
+    candidates = chosen_rows if len(chosen_rows) else rows
+    options = candidates[:MAX_READER_OPTIONS].tolist()
     if not options:
         return
     titles = papers["title"].to_numpy()
     label = "Read a selected paper" if len(chosen_rows) else "Read a paper"
+    if len(candidates) > len(options):
+        label += f" (the first {len(options):,} of {len(candidates):,}; filter or select to narrow)"
     row = st.selectbox(label, options=options, format_func=lambda r: titles[r], key="reader")
     paper = papers.iloc[row]
     details = [f"Topic: {paper['topic_label']}", f"confidence {paper['confidence']:.2f}"]

@@ -6,13 +6,13 @@ import streamlit as st
 
 from dashboard.data import Explorer
 from dashboard.safetext import escape_markdown
-from dashboard.topic_quality import GOOD_FROM, RATING_BACKGROUNDS, build_summary, headline_figures, topic_table
+from dashboard.topic_quality import GOOD_FROM, RATING_BACKGROUNDS, headline_figures, provenance_line, topic_table
 
 
 def render_quality(explorer: Explorer) -> None:
     """Headline figures with what they mean, then every topic's coherence, weakest first."""
     manifest = explorer.build.manifest
-    st.caption(escape_markdown(build_summary(manifest)))
+    st.caption(escape_markdown(provenance_line(manifest)))
     figures = headline_figures(manifest.get("quality") or {})
     for column, figure in zip(st.columns(len(figures)), figures, strict=True):
         with column:

@@ -54,7 +54,7 @@ def headline_figures(quality: dict) -> list[Figure]:
     ]
 
 
-def build_summary(manifest: dict) -> str:
+def provenance_line(manifest: dict) -> str:
     """One line on how the build was made: when, from how many papers, with which embedder and seed."""
     counts, embedder = manifest.get("counts") or {}, manifest.get("embedder") or {}
     parts = [f"Built {str(manifest.get('created_at', 'at an unknown time'))[:10]}"]

@@ -120,6 +120,9 @@ def _parser() -> argparse.ArgumentParser:
 def _build(args: argparse.Namespace) -> int:
     from pipeline.build import run_build
 
+    files_as_names = [name for name in args.topics if Path(name).is_file()]
+    if files_as_names and not args.inputs:  # `--topics A B papers.csv` reads the file as a topic name
+        raise UserError(f"{files_as_names[0]} was taken as a topic name; put input files before --topics")
     settings = BuildSettings(
         embedder=args.embedder,
         seed=args.seed,

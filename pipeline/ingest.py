@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from pipeline.buildfolder import PAPER_COLUMNS
 from pipeline.errors import UserError
 from pipeline.readers import RawFile, read_file
 from pipeline.titles import derive_title
@@ -28,7 +29,8 @@ SAMPLE_DIR = Path(__file__).parent / "sample"
 TEXT_COLUMN_NAMES = ("abstract", "summary", "text", "abstracttext", "paperabstract", "body", "content", "description")
 TITLE_COLUMN_NAMES = ("title", "papertitle", "articletitle", "headline", "subject")
 # Columns the build itself defines; a metadata column with one of these names is renamed.
-RESERVED_COLUMNS = ("paper_id", "title", "abstract", "topic_id", "topic_label", "confidence", "was_outlier", "x", "y")
+RESERVED_COLUMNS = tuple(PAPER_COLUMNS)
+TEXT_COLUMNS = ("paper_id", "title", "abstract")  # a corpus's own columns, before its metadata
 
 
 @dataclass
@@ -44,7 +46,7 @@ class Corpus:
 
     @property
     def metadata_columns(self) -> list[str]:
-        return [c for c in self.papers.columns if c not in ("paper_id", "title", "abstract")]
+        return [c for c in self.papers.columns if c not in TEXT_COLUMNS]
 
 
 def sample_files() -> list[Path]:
@@ -80,8 +82,8 @@ def load_corpus(paths: list[Path], *, text_column: str | None = None, title_colu
     titles[missing] = merged.loc[missing, "abstract"].map(derive_title)
     merged["title"] = titles
     corpus.titles_derived = int(missing.sum())
-    metadata = [c for c in merged.columns if c not in ("paper_id", "title", "abstract")]
-    corpus.papers = _tidy_metadata(merged[["paper_id", "title", "abstract", *metadata]].reset_index(drop=True))
+    metadata = [c for c in merged.columns if c not in TEXT_COLUMNS]
+    corpus.papers = _tidy_metadata(merged[[*TEXT_COLUMNS, *metadata]].reset_index(drop=True))
     return corpus
 
 
@@ -96,6 +98,8 @@ def _papers_of(raw: RawFile, text_column: str | None, title_column: str | None) 
         return frame.copy()
     text = _pick_column(raw, text_column, TEXT_COLUMN_NAMES, "--text-column", "abstract")
     title = _pick_column(raw, title_column, TITLE_COLUMN_NAMES, "--title-column", "title", required=False)
+    if title == text:
+        raise UserError(f"{text!r} cannot be both the abstract and the title; give --title-column another column")
     renames = {c: f"source_{c}" for c in frame.columns if c in RESERVED_COLUMNS and c not in (text, title)}
     frame = frame.rename(columns=renames)
     frame = frame.rename(columns={text: "abstract", **({title: "title"} if title else {})})
@@ -127,7 +131,7 @@ def _normalise(value: object) -> str:
 
 def _tidy_metadata(papers: pd.DataFrame) -> pd.DataFrame:
     """Metadata columns Parquet can store and the dashboard can filter: numbers or text."""
-    for column in papers.columns[3:]:
+    for column in papers.columns[len(TEXT_COLUMNS) :]:
         values = papers[column]
         if values.map(lambda v: isinstance(v, (list, dict, tuple))).any():
             values = values.map(

@@ -2,7 +2,7 @@
 
 Keywords come from c-TF-IDF (BERTopic's `ClassTfidfTransformer`) over cleaned text: no
 LaTeX, markup or citations; English and academic stop words removed; words and bigrams.
-Two changes from stock BERTopic make them read better:
+Changes from stock BERTopic make them read better:
 - a keyword must be used by at least two of the topic's papers: a method name repeated
   eight times in one abstract ("QCS") no longer outranks what the topic's papers share;
 - terms are words and phrases of up to four words that never cross punctuation or a stop

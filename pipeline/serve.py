@@ -6,6 +6,7 @@ import os
 import sys
 import tomllib
 from pathlib import Path
+from typing import NoReturn
 
 from pipeline.buildfolder import is_build, read_build
 from pipeline.settings import BuildSettings, default_cache_dir
@@ -20,7 +21,7 @@ def default_sample_build() -> Path:
     return default_cache_dir() / "sample-build"
 
 
-def serve(build: Path | None, *, port: int, host: str) -> int:
+def serve(build: Path | None, *, port: int, host: str) -> NoReturn:
     """Replace this process with the Streamlit server on `build` (never returns once started)."""
     if build is None:
         build = default_sample_build()

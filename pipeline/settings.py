@@ -43,7 +43,7 @@ class BuildSettings:
     min_topic_size: int | None = _setting(
         None,
         "Smallest group of papers that counts as a topic. Default: chosen from the corpus "
-        "size (3 for a few dozen papers, about 1 in 150 papers for large corpora).",
+        "size (3 below 200 papers, then half the square root of the paper count: 22 for 2,000).",
     )
     named_topics: tuple[str, ...] = _setting(
         (),
@@ -71,6 +71,8 @@ class BuildSettings:
     )
 
     def __post_init__(self) -> None:
+        if not 0 <= self.seed < 2**32:
+            raise UserError(f"--seed={self.seed} should be between 0 and {2**32 - 1}")
         if self.embedder not in EMBEDDERS:
             raise UserError(f"--embedder {self.embedder!r} is unknown; use one of {', '.join(EMBEDDERS)}")
         if self.min_topic_size is not None and self.min_topic_size < 2:

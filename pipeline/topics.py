@@ -89,6 +89,7 @@ def find_topics(
 
     params = choose_parameters(len(abstracts), settings)
     clusterer = _clusterer(params)
+    # BERTopic's own keywords go unused: `pipeline.keywords.topic_terms` recomputes them after outliers move.
     model = BERTopic(
         embedding_model=_bertopic_backend(embedder) if settings.named_topics else None,
         umap_model=timer.watch(
@@ -102,7 +103,6 @@ def find_topics(
             "reduce",
         ),
         hdbscan_model=clusterer,
-        # BERTopic's own keywords go unused: `topic_keywords` recomputes them after outliers move.
         zeroshot_topic_list=list(settings.named_topics) or None,
         zeroshot_min_similarity=settings.named_topic_threshold,
         language=None,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from dashboard.topic_quality import build_summary, headline_figures, topic_table, verdict
+from dashboard.topic_quality import headline_figures, provenance_line, topic_table, verdict
 
 
 def test_headline_figures_format_the_manifests_quality_block():
@@ -48,4 +48,4 @@ def test_outlier_topic_is_left_out_of_the_quality_table(tiny):
 
 def test_build_summary_names_date_size_and_embedder():
     manifest = {"created_at": "2026-12-02T12:31:47", "counts": {"papers": 38}, "embedder": {"name": "m"}, "seed": 1}
-    assert build_summary(manifest) == "Built 2026-12-02 · 38 papers · embedder m · seed 1"
+    assert provenance_line(manifest) == "Built 2026-12-02 · 38 papers · embedder m · seed 1"

@@ -72,6 +72,12 @@ BAD_INPUTS = {
     "unsupported type": (lambda d: write(d / "papers.docx", "x"), [], "unsupported file type"),
     "too few to cluster": (few_abstracts, [], "needs at least 10"),
     "bad option": (lambda d: write(d / "ok.txt", ABSTRACT), ["--min-topic-size", "1"], "should be at least 2"),
+    "bad seed": (lambda d: write(d / "ok.txt", ABSTRACT), ["--seed", "-1"], "should be between 0"),
+    "one column for abstract and title": (
+        lambda d: write(d / "cols.csv", "id,abstract\n1,hello\n"),
+        ["--title-column", "abstract"],
+        "cannot be both",
+    ),
 }
 
 
@@ -85,6 +91,11 @@ def test_bad_input_is_one_line_exit_2_and_nothing_written(capsys, tmp_path, case
     assert err.startswith("error: ") and message in err
     assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
     assert not out_dir.exists()
+
+
+def test_an_input_file_after_topics_is_not_mistaken_for_a_topic_name(capsys, tmp_path, metadata_corpus):
+    code, _, err = run(capsys, "build", "--topics", "LoRA", metadata_corpus, "--out", tmp_path / "b")
+    assert code == 2 and "put input files before --topics" in err and not (tmp_path / "b").exists()
 
 
 def test_out_folder_holding_other_files_is_refused_before_any_work(capsys, tmp_path, metadata_corpus):
