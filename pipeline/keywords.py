@@ -38,9 +38,20 @@ _WORD = re.compile(TOKEN_PATTERN)
 _SENTENCE_START = re.compile(r"(?:^|[.!?:]\s+)$")
 
 
+def keyword_min_df(n_papers: int) -> int:
+    """In how many papers a term must occur to be a keyword candidate: 2 from 200 papers on."""
+    return 1 if n_papers < 200 else 2
+
+
 def keyword_vectorizer(n_papers: int) -> CountVectorizer:
     """Counts the keyword candidates of each paper; rare terms dropped on larger corpora."""
-    return CountVectorizer(analyzer=phrases, min_df=1 if n_papers < 200 else 2)
+    return CountVectorizer(analyzer=phrases, min_df=keyword_min_df(n_papers))
+
+
+def unit_centre(vectors: np.ndarray) -> np.ndarray:
+    """The mean of `vectors`, scaled to length 1: a topic's centre, for cosine similarities."""
+    centre = vectors.mean(axis=0)
+    return centre / (np.linalg.norm(centre) or 1.0)
 
 
 @dataclass
@@ -72,8 +83,7 @@ def topic_terms(
     term_vectors = dict(zip(terms, embed_terms(terms), strict=True)) if terms else {}
     result = {}
     for topic, pairs in candidates.items():
-        centre = embeddings[topic_id == topic].mean(axis=0)
-        centre = centre / (np.linalg.norm(centre) or 1.0)
+        centre = unit_centre(embeddings[topic_id == topic])
         closeness = [max(float(term_vectors[term] @ centre), 0.0) for term, _ in pairs]
         relative = [weight / pairs[0][1] for _, weight in pairs]
 

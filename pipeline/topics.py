@@ -22,7 +22,7 @@ import pandas as pd
 
 from pipeline.embed import Embedder
 from pipeline.errors import UserError
-from pipeline.keywords import TopicTerms, display_forms, keyword_vectorizer, make_labels, topic_terms
+from pipeline.keywords import TopicTerms, display_forms, keyword_min_df, make_labels, topic_terms, unit_centre
 from pipeline.settings import BuildSettings
 from pipeline.timing import StageTimer
 
@@ -50,9 +50,9 @@ def choose_parameters(n_papers: int, settings: BuildSettings) -> TopicParameters
     if n_papers < SMALL_CORPUS:
         neighbors = int(np.clip(round(n_papers / 4), 5, 15))
         size = settings.min_topic_size or 3
-        return TopicParameters(neighbors, 10, size, 0, 1, keyword_vectorizer(n_papers).min_df)
+        return TopicParameters(neighbors, 10, size, 0, 1, keyword_min_df(n_papers))
     size = settings.min_topic_size or max(5, round(np.sqrt(n_papers) / 2))
-    return TopicParameters(15, 5, size, 0, max(1, size // 5), keyword_vectorizer(n_papers).min_df)
+    return TopicParameters(15, 5, size, 0, max(1, size // 5), keyword_min_df(n_papers))
 
 
 @dataclass
@@ -177,9 +177,7 @@ def closeness_to_centre(embeddings: np.ndarray, topic_id: np.ndarray) -> np.ndar
     confidence = np.zeros(len(topic_id), dtype=np.float64)
     for topic in np.unique(topic_id[topic_id >= 0]):
         members = topic_id == topic
-        centre = embeddings[members].mean(axis=0)
-        centre /= np.linalg.norm(centre) or 1.0
-        confidence[members] = embeddings[members] @ centre
+        confidence[members] = embeddings[members] @ unit_centre(embeddings[members])
     return np.clip(confidence, 0.0, 1.0)
 
 
