@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from dashboard.filters import ColumnFilter, column_filters
 from dashboard.palette import topic_colours
 from dashboard.safetext import hover_html
 from pipeline.buildfolder import MANIFEST_FILE, Build, read_build
@@ -28,6 +29,7 @@ class Explorer:
     topics: pd.DataFrame  # the build's topics plus `colour`, `x`, `y` (label position) and `top_keywords`
     topic_rows: dict[int, np.ndarray]  # topic_id -> row positions in `papers`
     extent: tuple[tuple[float, float], tuple[float, float]]  # fixed map ranges (x, y), padded
+    column_filters: tuple[ColumnFilter, ...]  # the metadata columns worth a filter, and its kind
 
     @property
     def name(self) -> str:
@@ -53,7 +55,7 @@ def build_version(path: Path) -> float:
 
 
 def load_explorer(path: Path) -> Explorer:
-    """Read the build (raises `UserError`) and precompute search text, hover text, colours and positions."""
+    """Read the build (raises `UserError`); precompute search and hover text, colours, positions and filters."""
     build = read_build(path)
     papers = build.papers.reset_index(drop=True)
     columns = (papers["title"], papers["topic_label"], papers["abstract"])
@@ -65,6 +67,7 @@ def load_explorer(path: Path) -> Explorer:
         topics=_topics_with_layout(build.topics, papers),
         topic_rows={int(t): np.asarray(rows) for t, rows in papers.groupby("topic_id").indices.items()},
         extent=_extent(papers),
+        column_filters=tuple(column_filters(papers, build.metadata_columns)),
     )
 
 

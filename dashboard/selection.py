@@ -69,12 +69,10 @@ def advance(
     When `filters` differ from the previous rerun's, the table rows are committed and the widgets reset.
     """
     committed = state.committed | frozenset(map_ids)
-    table_ids = frozenset(table_ids)
+    selection = committed | frozenset(table_ids)
     if state.filters is not None and filters != state.filters:
-        return replace(state, committed=committed | table_ids, generation=state.generation + 1, filters=filters), (
-            committed | table_ids
-        )
-    return replace(state, committed=committed, filters=filters), committed | table_ids
+        return replace(state, committed=selection, generation=state.generation + 1, filters=filters), selection
+    return replace(state, committed=committed, filters=filters), selection
 
 
 def cleared(state: SelectionState) -> SelectionState:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from dashboard.data import Explorer
-from dashboard.filters import ColumnFilter, Filters, column_filters, search_words
+from dashboard.filters import ColumnFilter, Filters, search_words
 from dashboard.safetext import column_title, escape_markdown
 
 TOPICS_KEY = "filter-topics"
@@ -19,7 +19,7 @@ def metadata_key(column: str) -> str:
 
 def render_filters(explorer: Explorer) -> Filters:
     """Draw the filter widgets in the sidebar; returns the user's filters."""
-    specs = column_filters(explorer.papers, explorer.metadata_columns)
+    specs = explorer.column_filters
     labels = dict(zip(explorer.topics["topic_id"], explorer.topics["label"], strict=True))
     sizes = dict(zip(explorer.topics["topic_id"], explorer.topics["size"], strict=True))
     with st.sidebar:
