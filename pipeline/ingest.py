@@ -8,7 +8,6 @@ and re-ingesting) and a non-empty title, derived from the abstract when the sour
 from __future__ import annotations
 
 import hashlib
-import json
 import logging
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,6 +16,8 @@ import pandas as pd
 
 from pipeline.buildfolder import PAPER_COLUMNS
 from pipeline.errors import UserError
+from pipeline.exchange import from_export, is_export
+from pipeline.metadata import reconciled, typed_json_column, typed_parquet_column, typed_text_column
 from pipeline.readers import RawFile, read_file
 from pipeline.titles import derive_title
 
@@ -31,6 +32,14 @@ TITLE_COLUMN_NAMES = ("title", "papertitle", "articletitle", "headline", "subjec
 # Columns the build itself defines; a metadata column with one of these names is renamed.
 RESERVED_COLUMNS = tuple(PAPER_COLUMNS)
 TEXT_COLUMNS = ("paper_id", "title", "abstract")  # a corpus's own columns, before its metadata
+SOURCE_FILE = "source_file"  # with several inputs, the file each paper came from (an input's own column is renamed)
+COLUMN_TYPING = {  # how each table format's metadata columns get their types (see pipeline/metadata.py)
+    "csv": typed_text_column,
+    "tsv": typed_text_column,
+    "json": typed_json_column,
+    "jsonl": typed_json_column,
+    "parquet": typed_parquet_column,
+}
 
 
 @dataclass
@@ -59,8 +68,10 @@ def load_corpus(paths: list[Path], *, text_column: str | None = None, title_colu
     raws = [read_file(Path(p)) for p in paths]
     frames = [_papers_of(raw, text_column, title_column) for raw in raws]
     if len(frames) > 1:
-        for raw, frame in zip(raws, frames, strict=True):
-            frame["source_file"] = raw.path.name
+        for index, (raw, frame) in enumerate(zip(raws, frames, strict=True)):
+            frames[index] = frame.rename(columns={SOURCE_FILE: f"source_{SOURCE_FILE}"}).assign(
+                **{SOURCE_FILE: raw.path.name}
+            )
     merged = pd.concat(frames, ignore_index=True, sort=False)
     corpus = Corpus(papers=merged, rows_read=len(merged), inputs=[_describe(raw) for raw in raws])
 
@@ -83,7 +94,8 @@ def load_corpus(paths: list[Path], *, text_column: str | None = None, title_colu
     merged["title"] = titles
     corpus.titles_derived = int(missing.sum())
     metadata = [c for c in merged.columns if c not in TEXT_COLUMNS]
-    corpus.papers = _tidy_metadata(merged[[*TEXT_COLUMNS, *metadata]].reset_index(drop=True))
+    papers = merged[[*TEXT_COLUMNS, *metadata]].reset_index(drop=True)
+    corpus.papers = papers.assign(**{column: reconciled(papers[column]) for column in metadata})
     return corpus
 
 
@@ -96,6 +108,9 @@ def _papers_of(raw: RawFile, text_column: str | None, title_column: str | None) 
     frame = raw.rows
     if raw.format == "text":
         return frame.copy()
+    if is_export(list(frame.columns)):  # a Topic Explorer export: read back what went into it
+        frame = from_export(frame, guarded=raw.format in ("csv", "tsv"))
+        raw = RawFile(raw.path, raw.format, raw.sha256, frame, raw.header)
     text = _pick_column(raw, text_column, TEXT_COLUMN_NAMES, "--text-column", "abstract")
     title = _pick_column(raw, title_column, TITLE_COLUMN_NAMES, "--title-column", "title", required=False)
     if title == text:
@@ -103,7 +118,8 @@ def _papers_of(raw: RawFile, text_column: str | None, title_column: str | None) 
     renames = {c: f"source_{c}" for c in frame.columns if c in RESERVED_COLUMNS and c not in (text, title)}
     frame = frame.rename(columns=renames)
     frame = frame.rename(columns={text: "abstract", **({title: "title"} if title else {})})
-    return frame
+    typed = COLUMN_TYPING[raw.format]
+    return frame.assign(**{c: typed(frame[c]) for c in frame.columns if c not in ("abstract", "title")})
 
 
 def _pick_column(
@@ -127,25 +143,6 @@ def _normalise(value: object) -> str:
     if value is None or (isinstance(value, float) and pd.isna(value)):
         return ""
     return " ".join(str(value).split())
-
-
-def _tidy_metadata(papers: pd.DataFrame) -> pd.DataFrame:
-    """Metadata columns Parquet can store and the dashboard can filter: numbers or text."""
-    for column in papers.columns[len(TEXT_COLUMNS) :]:
-        values = papers[column]
-        if values.map(lambda v: isinstance(v, (list, dict, tuple))).any():
-            values = values.map(
-                lambda v: json.dumps(v, ensure_ascii=False) if isinstance(v, (list, dict, tuple)) else v
-            )
-        numbers = pd.to_numeric(values, errors="coerce")
-        present = values.notna() & (values.astype(str).str.strip() != "")
-        if present.any() and numbers[present].notna().all():
-            papers[column] = numbers
-        else:
-            papers[column] = values.map(
-                lambda v: None if v is None or (isinstance(v, float) and pd.isna(v)) else str(v)
-            )
-    return papers
 
 
 def _describe(raw: RawFile) -> dict:

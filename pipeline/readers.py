@@ -120,7 +120,10 @@ def _is_header(first_line: str, paragraphs: list[str]) -> bool:
 def _read_table(path: Path, fmt: str, text: str) -> pd.DataFrame:
     try:
         if fmt in ("csv", "tsv"):
-            frame = pd.read_csv(io.StringIO(text), sep="\t" if fmt == "tsv" else ",", dtype=str, keep_default_na=False)
+            # every cell as the text it is; only an empty cell is missing (see pipeline/metadata.py)
+            frame = pd.read_csv(
+                io.StringIO(text), sep="\t" if fmt == "tsv" else ",", dtype=str, keep_default_na=False, na_values=[""]
+            )
         elif fmt == "jsonl":
             frame = _json_records(_json_lines(text))
         else:
@@ -156,16 +159,33 @@ def _json_records(value: object) -> pd.DataFrame:
             value = lists[0]
     if not isinstance(value, list) or not all(isinstance(item, dict) for item in value):
         raise ValueError("expected a list of objects, one per paper")
-    return pd.DataFrame(value)
+    return pd.DataFrame(value, dtype=object)  # JSON's own types, not pandas' guesses (see pipeline/metadata.py)
 
 
 def _read_parquet(path: Path, data: bytes) -> pd.DataFrame:
     import pyarrow
+    import pyarrow.parquet
 
     try:
-        frame = pd.read_parquet(io.BytesIO(data))
+        table = pyarrow.parquet.read_table(io.BytesIO(data))
+        frame = table.to_pandas(types_mapper=_nullable)
+        for field in table.schema:  # lists and structs as Python values: pandas would turn their ints into floats
+            if pyarrow.types.is_nested(field.type):
+                frame[field.name] = pd.Series(table.column(field.name).to_pylist(), dtype=object)
     except (pyarrow.ArrowException, OSError, ValueError) as error:
         raise UserError(f"{path} is not a readable Parquet file ({error}); re-export it") from None
     if frame.empty:
         raise UserError(f"{path} has no rows; pass a file with abstracts in it")
     return frame
+
+
+def _nullable(arrow_type: object) -> object:
+    """Parquet integers and booleans with nulls stay integers and booleans (not floats or objects)."""
+    import pyarrow
+
+    if pyarrow.types.is_integer(arrow_type):
+        name = str(arrow_type)  # int64, uint8, ...
+        return pd.api.types.pandas_dtype("UInt" + name[4:] if name.startswith("u") else "Int" + name[3:])
+    if pyarrow.types.is_boolean(arrow_type):
+        return pd.BooleanDtype()
+    return None

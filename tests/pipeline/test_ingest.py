@@ -1,5 +1,7 @@
 """Merging inputs into papers: columns found by name, dedup, stable ids, derived titles."""
 
+import json
+
 import pandas as pd
 import pytest
 
@@ -88,14 +90,25 @@ def test_metadata_named_like_build_columns_is_renamed(tmp_path):
     assert {"source_topic_id", "source_x"} <= set(papers.columns)
 
 
-def test_metadata_numbers_become_numeric_and_lists_become_text(tmp_path):
+def test_json_strings_stay_strings_json_numbers_numbers_and_lists_become_json_text(tmp_path):
     path = tmp_path / "p.jsonl"
-    pd.DataFrame({"abstract": [A1, A2], "year": ["2024", "2025"], "tags": [["a", "b"], ["c"]]}).to_json(
-        path, orient="records", lines=True
-    )
+    rows = [
+        {"abstract": A1, "id": "2601.14530", "year": 2024, "tags": ["a", "b"]},
+        {"abstract": A2, "id": "2510.16470", "year": 2025, "tags": ["c"]},
+    ]
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows))
     papers = load_corpus([path]).papers
-    assert papers["year"].tolist() == [2024, 2025]
+    assert papers["id"].tolist() == ["2601.14530", "2510.16470"]
+    assert papers["year"].tolist() == [2024, 2025] and str(papers["year"].dtype) == "Int64"
     assert papers["tags"].tolist() == ['["a", "b"]', '["c"]']
+
+
+def test_an_inputs_own_source_file_column_is_kept_beside_the_one_the_merge_adds(tmp_path):
+    one = csv(tmp_path, "one.csv", pd.DataFrame({"abstract": [A1], "source_file": ["mine.json"]}))
+    two = csv(tmp_path, "two.csv", pd.DataFrame({"abstract": [A2]}))
+    papers = load_corpus([one, two]).papers
+    assert papers["source_file"].tolist() == ["one.csv", "two.csv"]
+    assert papers["source_source_file"].tolist()[0] == "mine.json"
 
 
 def test_a_file_of_only_empty_abstracts_says_no_abstracts_found(tmp_path):

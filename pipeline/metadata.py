@@ -1,0 +1,163 @@
+"""Metadata columns typed the way their source wrote them, so every value comes back exactly as it went in.
+
+- CSV and TSV cells are text. A column becomes numbers only if every cell converts and converts back to
+  the same text: "2024" is a number, "007", "1.10", "1e5" and "2601.14530" keep the column text.
+- JSON values keep their JSON type: strings stay strings, numbers stay numbers, true/false stay booleans.
+  A column mixing strings with other values is text; the other values are written as JSON ("5", "true").
+- Parquet keeps its own types.
+- In every format a list or an object becomes its JSON text ('["a", "b"]'), and an empty text or a null
+  is a missing value.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import re
+from collections.abc import Iterable
+from decimal import Decimal
+
+import numpy as np
+import pandas as pd
+
+INT64_RANGE = (-(2**63), 2**63 - 1)
+EXACT_FLOAT_INT = 2**53  # whole numbers up to this size survive a trip through a float
+_WHOLE = re.compile(r"0|-?[1-9][0-9]*")
+_DECIMAL = re.compile(r"-?(?:0|[1-9][0-9]*)\.[0-9]+")
+NESTED = (list, tuple, dict, np.ndarray)
+
+
+def is_missing(value: object) -> bool:
+    """A null, NaN, NA or empty text: the value is absent."""
+    if value is None or value is pd.NA or value is pd.NaT or (isinstance(value, str) and value == ""):
+        return True
+    return isinstance(value, float | np.floating) and bool(np.isnan(value))
+
+
+def number_text(value: int | float) -> str:
+    """A number's canonical text: every digit it needs, no exponent ("0.00001", "2601.1453", "3.0")."""
+    if isinstance(value, int | np.integer) and not isinstance(value, bool | np.bool_):
+        return str(int(value))
+    return np.format_float_positional(float(value), unique=True, trim="0")
+
+
+def json_text(value: object) -> str:
+    """The documented text form of a list or an object: compact JSON, non-ASCII kept ('["a", "b"]')."""
+    return json.dumps(value, ensure_ascii=False, default=_jsonable)
+
+
+def value_text(value: object) -> str | None:
+    """Any metadata value as text (None when missing): text as is, numbers canonical, the rest as JSON."""
+    if is_missing(value):
+        return None
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool | np.bool_):
+        return "true" if value else "false"
+    if isinstance(value, int | float | np.integer | np.floating):
+        return number_text(value)
+    if isinstance(value, datetime.date | datetime.time):  # pd.Timestamp is a datetime.date too
+        return value.isoformat()
+    return json_text(value)
+
+
+def typed_text_column(cells: pd.Series) -> pd.Series:
+    """A CSV/TSV column: numbers when every cell round-trips through its number exactly, else text."""
+    present = [cell for cell in cells if not is_missing(cell)]
+    if present and all(_WHOLE.fullmatch(cell) and _in_int64(int(cell)) for cell in present):
+        return _with_missing(cells, int, "Int64")
+    if present and all(_exact_float(cell) for cell in present):
+        return _with_missing(cells, float, "float64")
+    return _text(cells)
+
+
+def typed_json_column(values: pd.Series) -> pd.Series:
+    """A JSON column: one JSON type throughout keeps it; strings mixed with anything else make it text."""
+    present = [value for value in values if not is_missing(value)]
+    kinds = {_json_kind(value) for value in present}
+    if not kinds:
+        return _text(values)
+    if kinds == {"bool"}:
+        return _with_missing(values, bool, "boolean")
+    if kinds == {"int"} and all(_in_int64(value) for value in present):
+        return _with_missing(values, int, "Int64")
+    if kinds <= {"int", "float"} and all(_exact_as_float(value) for value in present):
+        return _with_missing(values, float, "float64")
+    return _text(values)
+
+
+def typed_parquet_column(values: pd.Series) -> pd.Series:
+    """A Parquet column keeps its type; only nested values become JSON text and empty texts missing."""
+    if isinstance(values.dtype, pd.CategoricalDtype):  # a dictionary-encoded column: its values are what count
+        values = values.astype(object)
+    if values.dtype != object and not pd.api.types.is_string_dtype(values):
+        return values
+    return pd.Series([_flat_or_missing(value) for value in values], index=values.index, dtype=object)
+
+
+def reconciled(values: pd.Series) -> pd.Series:
+    """A column merged from several files: kept when its values share a type, else all text."""
+    if values.dtype != object:
+        return values
+    present = [value for value in values if not is_missing(value)]
+    if all(isinstance(value, str) for value in present):
+        return _text(values)
+    if all(isinstance(value, bool | np.bool_) for value in present):
+        return _with_missing(values, bool, "boolean")
+    return _text(values)
+
+
+def _flat_or_missing(value: object) -> object:
+    if isinstance(value, NESTED):
+        return json_text(value)
+    return None if is_missing(value) else value
+
+
+def _in_int64(number: int) -> bool:
+    return INT64_RANGE[0] <= number <= INT64_RANGE[1]
+
+
+def _exact_float(cell: str) -> bool:
+    """A decimal whose float prints back the same, or a whole number a float holds exactly."""
+    if _WHOLE.fullmatch(cell):
+        return abs(int(cell)) <= EXACT_FLOAT_INT
+    if not _DECIMAL.fullmatch(cell):
+        return False
+    number = float(cell)
+    return bool(np.isfinite(number)) and number_text(number) == cell
+
+
+def _exact_as_float(value: int | float) -> bool:
+    return abs(value) <= EXACT_FLOAT_INT if isinstance(value, int) else bool(np.isfinite(value))
+
+
+def _json_kind(value: object) -> str:
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, int):
+        return "int"
+    if isinstance(value, float):
+        return "float"
+    return "text"
+
+
+def _with_missing(values: Iterable[object], convert: type, dtype: str) -> pd.Series:
+    converted = [None if is_missing(value) else convert(value) for value in values]
+    return pd.Series(pd.array(converted, dtype=dtype), index=getattr(values, "index", None))
+
+
+def _text(values: pd.Series) -> pd.Series:
+    return pd.Series([value_text(value) for value in values], index=values.index, dtype=object)
+
+
+def _jsonable(value: object) -> object:
+    """json.dumps' fallback for the values Parquet nests: numpy arrays and scalars, dates, decimals."""
+    if isinstance(value, np.ndarray | np.generic):
+        return value.tolist()
+    if isinstance(value, datetime.date | datetime.time):
+        return value.isoformat()
+    if isinstance(value, Decimal):
+        return str(value)
+    if isinstance(value, bytes):
+        return value.decode("utf-8", errors="replace")
+    raise TypeError(f"{type(value).__name__} has no JSON form")

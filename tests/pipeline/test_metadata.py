@@ -1,0 +1,146 @@
+"""Metadata types: CSV cells become numbers only when nothing is lost; JSON and Parquet keep their own types."""
+
+from __future__ import annotations
+
+import datetime
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from pipeline.metadata import (
+    json_text,
+    number_text,
+    reconciled,
+    typed_json_column,
+    typed_parquet_column,
+    typed_text_column,
+    value_text,
+)
+
+
+def cells(*values: str | None) -> pd.Series:
+    return pd.Series([np.nan if v is None else v for v in values], dtype="str")
+
+
+@pytest.mark.parametrize(
+    ("column", "why"),
+    [
+        (["2601.14530", "2510.1647"], "a trailing zero would be lost"),
+        (["007", "12"], "a leading zero would be lost"),
+        (["02134", "10001"], "a zip code"),
+        (["1.10", "1.9"], "a version string"),
+        (["1e5", "2"], "scientific notation"),
+        (["1E5", "2"], "scientific notation"),
+        (["12345678901234567890", "1"], "beyond 64-bit integers"),
+        (["9007199254740993", "0.5"], "a whole number a float cannot hold next to a decimal"),
+        (["0.1000000000000000055511151231257827", "1.5"], "more digits than a float keeps"),
+        (["-0", "3"], "negative zero"),
+        (["+5", "3"], "an explicit plus sign"),
+        ([" 5", "3"], "a leading space"),
+        (["5 ", "3"], "a trailing space"),
+        (["1_000", "3"], "a digit separator"),
+        (["1,000", "3"], "a thousands separator"),
+        (["٣", "3"], "a non-ASCII digit"),
+        (["nan", "3"], "the text nan"),
+        (["inf", "3"], "the text inf"),
+        (["10.1000/182", "10.1038/nphys1170"], "DOIs"),
+    ],
+)
+def test_a_csv_column_stays_text_when_a_number_would_change_it(column, why):
+    typed = typed_text_column(cells(*column))
+    assert typed.tolist() == column, why
+
+
+def test_a_csv_column_of_whole_numbers_becomes_integers_and_keeps_its_gaps():
+    typed = typed_text_column(cells("2024", None, "-7", "0", "9223372036854775807"))
+    assert str(typed.dtype) == "Int64"
+    assert typed.tolist() == [2024, pd.NA, -7, 0, 9223372036854775807]
+
+
+def test_a_csv_column_of_exact_decimals_becomes_floats():
+    typed = typed_text_column(cells("0.1", "2.5", "3", None, "-0.0001", "100.0"))
+    assert typed.dtype == np.float64
+    assert typed.tolist()[:3] == [0.1, 2.5, 3.0] and np.isnan(typed[3]) and typed.tolist()[4:] == [-0.0001, 100.0]
+
+
+def test_empty_csv_cells_are_missing_not_nan_text_or_zero():
+    assert typed_text_column(cells("a", None)).tolist() == ["a", None]
+    assert typed_text_column(cells(None, None)).tolist() == [None, None]
+
+
+@given(st.one_of(st.integers(-(2**63), 2**63 - 1), st.floats(allow_nan=False, allow_infinity=False)))
+def test_a_number_written_by_number_text_reads_back_as_the_same_number(number):
+    text = number_text(number)
+    assert "e" not in text.lower()
+    typed = typed_text_column(cells(text))
+    assert typed.tolist() == [number] and type(typed.tolist()[0]) is type(number)
+
+
+@given(st.text(alphabet="0123456789.-+e ", max_size=12))
+def test_a_csv_cell_becomes_a_number_only_if_that_number_prints_back_as_the_cell(cell):
+    value = typed_text_column(cells(cell or None)).tolist()[0]
+    if isinstance(value, int | float) and value is not None:
+        assert number_text(value) in (cell, f"{cell}.0")  # "3" may sit in a decimal column as 3.0
+    else:
+        assert value == (cell or None)
+
+
+def test_json_strings_stay_strings_and_numbers_stay_numbers():
+    assert typed_json_column(pd.Series(["2601.14530", "007", None], dtype=object)).tolist() == [
+        "2601.14530",
+        "007",
+        None,
+    ]
+    years = typed_json_column(pd.Series([2024, None, 2026], dtype=object))
+    assert str(years.dtype) == "Int64" and years.tolist() == [2024, pd.NA, 2026]
+    scores = typed_json_column(pd.Series([1, 2.5], dtype=object))
+    assert scores.dtype == np.float64 and scores.tolist() == [1.0, 2.5]
+    flags = typed_json_column(pd.Series([True, None, False], dtype=object))
+    assert str(flags.dtype) == "boolean" and flags.tolist() == [True, pd.NA, False]
+
+
+def test_a_json_column_mixing_strings_with_other_values_is_text_with_those_values_as_json():
+    mixed = typed_json_column(pd.Series(["a", 5, 2.5, True, None, ["x"], {"k": 1}, ""], dtype=object))
+    assert mixed.tolist() == ["a", "5", "2.5", "true", None, '["x"]', '{"k": 1}', None]
+
+
+def test_json_integers_beyond_64_bits_are_kept_digit_for_digit_as_text():
+    assert typed_json_column(pd.Series([2**70, 1], dtype=object)).tolist() == [str(2**70), "1"]
+
+
+def test_lists_and_objects_become_their_json_text_in_every_format():
+    assert json_text(["a", "ü"]) == '["a", "ü"]'
+    assert typed_json_column(pd.Series([["a", "b"], None], dtype=object)).tolist() == ['["a", "b"]', None]
+    arrays = pd.Series([np.array(["a", "b"], dtype=object), None, np.array([1, 2])], dtype=object)
+    assert typed_parquet_column(arrays).tolist()[::2] == ['["a", "b"]', "[1, 2]"]
+
+
+def test_parquet_keeps_its_types_and_only_empty_text_becomes_missing():
+    ints = pd.Series(pd.array([1, None], dtype="Int64"))
+    assert typed_parquet_column(ints) is ints
+    stamps = pd.Series(pd.to_datetime(["2024-01-05", "2025-02-01"]))
+    assert typed_parquet_column(stamps) is stamps
+    texts = typed_parquet_column(pd.Series(["007", "", None], dtype="str"))
+    assert texts.tolist()[0] == "007" and texts.isna().tolist() == [False, True, True]
+
+
+def test_columns_merged_from_several_files_keep_a_shared_type_or_become_text():
+    assert reconciled(pd.Series(["a", None, np.nan], dtype=object)).tolist() == ["a", None, None]
+    assert str(reconciled(pd.Series([True, np.nan], dtype=object)).dtype) == "boolean"
+    assert reconciled(pd.Series([2024, "2601.14530", 0.5, None], dtype=object)).tolist() == [
+        "2024",
+        "2601.14530",
+        "0.5",
+        None,
+    ]
+
+
+def test_every_value_has_one_text_form():
+    assert value_text(np.int64(7)) == "7" and value_text(1e-7) == "0.0000001" and value_text(3.0) == "3.0"
+    assert value_text(True) == "true" and value_text(pd.NA) is None and value_text("") is None
+    assert value_text(datetime.date(2024, 1, 5)) == "2024-01-05"
+    assert value_text(pd.Timestamp("2024-01-05T10:00")) == "2024-01-05T10:00:00"
+    assert value_text({"a": [1]}) == '{"a": [1]}'
