@@ -4,7 +4,7 @@ VENV ?= .venv
 PYTHON ?= python3
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: setup chromium demo test lint
+.PHONY: setup chromium libreoffice demo test lint
 
 setup: $(VENV)/.installed
 
@@ -19,10 +19,14 @@ $(VENV)/.installed: pyproject.toml
 chromium:
 	@test -x /usr/bin/chromium || ($(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq chromium chromium-driver)
 
+# Export tests open every download format in a real spreadsheet: LibreOffice Calc, headless.
+libreoffice:
+	@test -x /usr/bin/soffice || ($(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq libreoffice-calc-nogui)
+
 demo: setup
 	$(VENV)/bin/topic-explorer serve
 
-test: setup chromium
+test: setup chromium libreoffice
 	$(VENV)/bin/python -m pytest
 
 lint: setup

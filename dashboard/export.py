@@ -1,15 +1,36 @@
-"""The CSV download: which papers, which columns, and bytes safe to open in a spreadsheet (pure)."""
+"""The download: which papers, which columns, in which file format, under which name (pure)."""
 
 from __future__ import annotations
 
-import io
 import re
-from collections.abc import Iterable
+from collections.abc import Callable
+from dataclasses import dataclass
 
 import pandas as pd
 
-FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
-CSV_ENCODING = "utf-8-sig"  # the byte-order mark makes Excel read UTF-8 (accents, CJK) correctly
+from dashboard.export_files import csv_bytes, jsonl_bytes, parquet_bytes, xlsx_bytes
+from pipeline.exchange import EXPORT_COLUMNS, export_name
+
+
+@dataclass(frozen=True)
+class ExportFormat:
+    """A file format the papers can be downloaded in."""
+
+    label: str  # as the user picks it
+    extension: str
+    mime: str
+    write: Callable[[pd.DataFrame], bytes]
+
+
+EXPORT_FORMATS = {
+    "csv": ExportFormat("CSV", "csv", "text/csv", csv_bytes),
+    "xlsx": ExportFormat(
+        "Excel", "xlsx", "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet", xlsx_bytes
+    ),
+    "parquet": ExportFormat("Parquet", "parquet", "application/vnd.apache.parquet", parquet_bytes),
+    "jsonl": ExportFormat("JSON Lines", "jsonl", "application/jsonl", jsonl_bytes),
+}
+DEFAULT_FORMAT = "csv"
 
 
 def export_frame(papers: pd.DataFrame, topics: pd.DataFrame, metadata_columns: list[str]) -> pd.DataFrame:
@@ -18,51 +39,23 @@ def export_frame(papers: pd.DataFrame, topics: pd.DataFrame, metadata_columns: l
     `topics` needs `topic_id` and `top_keywords` (the topic's best keywords joined with "; ").
     """
     keywords = papers["topic_id"].map(dict(zip(topics["topic_id"], topics["top_keywords"], strict=True)))
-    frame = papers[["paper_id", "title", "topic_id", "topic_label"]].copy()
-    frame["keywords"] = keywords.fillna("").to_numpy()
-    frame["confidence"] = papers["confidence"].to_numpy()
-    frame["abstract"] = papers["abstract"].to_numpy()
+    own = {column: papers[column].array for column in EXPORT_COLUMNS if column != "keywords"}
+    frame = pd.DataFrame({column: own.get(column, keywords.fillna("").array) for column in EXPORT_COLUMNS})
     for column in metadata_columns:
-        frame[unclashing(column, frame.columns)] = papers[column].to_numpy()
+        frame[export_name(column)] = papers[column].array
     return frame.reset_index(drop=True)
 
 
-def unclashing(name: str, taken: Iterable[str]) -> str:
-    """`name`, or `name (metadata)` when a column of that name exists already (e.g. a 'keywords' column)."""
-    return f"{name} (metadata)" if name in set(taken) else name
-
-
-def neutralise_formulas(frame: pd.DataFrame) -> pd.DataFrame:
-    """Prefix a quote to text cells a spreadsheet would run as a formula (=, +, -, @, tab, CR)."""
-    frame = frame.copy()
-    for column in frame.columns:
-        if pd.api.types.is_numeric_dtype(frame[column]) or pd.api.types.is_bool_dtype(frame[column]):
-            continue
-        frame[column] = frame[column].map(_neutralise)
-    return frame
-
-
-def _neutralise(value: object) -> object:
-    return "'" + value if isinstance(value, str) and value.startswith(FORMULA_STARTS) else value
-
-
-def csv_bytes(frame: pd.DataFrame) -> bytes:
-    """The frame as UTF-8 CSV (with a byte-order mark), formulas neutralised."""
-    buffer = io.BytesIO()
-    neutralise_formulas(frame).to_csv(buffer, index=False, encoding=CSV_ENCODING, lineterminator="\n")
-    return buffer.getvalue()
-
-
-def download_label(n_selected: int, n_shown: int) -> str:
+def download_label(n_selected: int, n_shown: int, format_label: str) -> str:
     """Says what the button exports: the selection when there is one, else every shown paper."""
     if n_selected:
-        return f"Download {n_selected:,} selected paper{'s' if n_selected != 1 else ''} (CSV)"
+        return f"Download {n_selected:,} selected paper{'s' if n_selected != 1 else ''} ({format_label})"
     if n_shown == 1:
-        return "Download the 1 shown paper (CSV)"
-    return f"Download all {n_shown:,} shown papers (CSV)"
+        return f"Download the 1 shown paper ({format_label})"
+    return f"Download all {n_shown:,} shown papers ({format_label})"
 
 
-def file_name(build_name: str) -> str:
+def file_name(build_name: str, extension: str) -> str:
     """A safe file name that names the build, e.g. 'my-build-papers.csv'."""
     slug = re.sub(r"[^a-z0-9]+", "-", build_name.lower()).strip("-") or "topic-explorer"
-    return f"{slug}-papers.csv"
+    return f"{slug}-papers.{extension}"
