@@ -10,12 +10,15 @@ import numpy as np
 import pandas as pd
 
 from dashboard.filters import ColumnFilter, column_filters
+from dashboard.identifiers import is_identifier, paper_link, search_text
 from dashboard.palette import topic_colours
 from dashboard.safetext import hover_html
 from pipeline.buildfolder import MANIFEST_FILE, Build, read_build
+from pipeline.metadata import number_text
 from pipeline.serve import BUILD_ENV, default_sample_build
 
 KEYWORDS_IN_EXPORT = 10
+TABLE_DECIMALS = 4  # Streamlit's table rounds decimals to this many places; columns needing more are shown as text
 
 
 @dataclass(frozen=True)
@@ -24,12 +27,15 @@ class Explorer:
 
     build: Build
     papers: pd.DataFrame  # the build's papers, as read
-    search: pd.Series  # per paper: lowercase title and abstract, for text search
+    search: pd.Series  # per paper: lowercase title, abstract and identifiers, for text search
     hover: np.ndarray  # per paper: the map's hover text, escaped
     topics: pd.DataFrame  # the build's topics plus `colour`, `x`, `y` (label position) and `top_keywords`
     topic_rows: dict[int, np.ndarray]  # topic_id -> row positions in `papers`
     extent: tuple[tuple[float, float], tuple[float, float]]  # fixed map ranges (x, y), padded
     column_filters: tuple[ColumnFilter, ...]  # the metadata columns worth a filter, and its kind
+    identifiers: tuple[str, ...]  # metadata columns holding ids (shown as text, searched, linked)
+    links: dict[str, np.ndarray]  # identifier column -> per paper, the page its id opens (None: no link)
+    text_columns: frozenset[str]  # metadata the table shows as text: identifiers, decimals it would round
 
     @property
     def name(self) -> str:
@@ -59,16 +65,32 @@ def load_explorer(path: Path) -> Explorer:
     build = read_build(path)
     papers = build.papers.reset_index(drop=True)
     columns = (papers["title"], papers["topic_label"], papers["abstract"])
+    identifiers = tuple(c for c in build.metadata_columns if is_identifier(c, papers[c]))
+    search = (papers["title"].astype(str) + "\n" + papers["abstract"].astype(str)).str.lower()
+    for column in identifiers:
+        search = search + "\n" + search_text(papers[column])
+    links = {column: np.array([paper_link(value) for value in papers[column]], dtype=object) for column in identifiers}
     return Explorer(
         build=build,
         papers=papers,
-        search=(papers["title"].astype(str) + "\n" + papers["abstract"].astype(str)).str.lower(),
+        search=search,
         hover=np.array([hover_html(*texts) for texts in zip(*columns, strict=True)], dtype=object),
         topics=_topics_with_layout(build.topics, papers),
         topic_rows={int(t): np.asarray(rows) for t, rows in papers.groupby("topic_id").indices.items()},
         extent=_extent(papers),
         column_filters=tuple(column_filters(papers, build.metadata_columns)),
+        identifiers=identifiers,
+        links={column: urls for column, urls in links.items() if any(url is not None for url in urls)},
+        text_columns=frozenset(identifiers).union(c for c in build.metadata_columns if _rounded_in_table(papers[c])),
     )
+
+
+def _rounded_in_table(values: pd.Series) -> bool:
+    """A decimal column some of whose values need more decimals than the table shows."""
+    if not pd.api.types.is_float_dtype(values):
+        return False
+    texts = (number_text(value) for value in values.dropna())
+    return any(len(text.partition(".")[2]) > TABLE_DECIMALS for text in texts)
 
 
 def _topics_with_layout(topics: pd.DataFrame, papers: pd.DataFrame) -> pd.DataFrame:

@@ -13,11 +13,19 @@ def escape_markdown(text: str) -> str:
     return str(text).translate(_MARKDOWN_SPECIAL)
 
 
+_SPELLED = {"id": "ID", "doi": "DOI", "url": "URL", "uri": "URI", "arxiv": "arXiv", "isbn": "ISBN", "pmid": "PMID"}
+
+
 def column_title(column: str) -> str:
-    """A metadata column's name as a reader would write it: "source_file" -> "Source file"; "DOI" stays."""
+    """A metadata column's name as a reader would write it: "source_file" -> "Source file", "arxiv_id" ->
+    "arXiv ID"; a name with capitals of its own ("DOI", "arXiv-id") keeps them."""
     words = str(column).replace("_", " ").replace("-", " ").split()
     title = " ".join(words) or str(column)
-    return title[:1].upper() + title[1:] if title.islower() else title
+    if not title.islower():
+        return title
+    words = [_SPELLED.get(word, word) for word in words]
+    first = words[0] if words[0] in _SPELLED.values() else words[0][:1].upper() + words[0][1:]
+    return " ".join([first, *words[1:]])
 
 
 def plotly_text(text: str) -> str:

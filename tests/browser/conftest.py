@@ -50,6 +50,22 @@ def server(sample_build, tmp_path_factory) -> str:
 
 
 @pytest.fixture(scope="session")
+def ids_server(tmp_path_factory) -> str:
+    """The dashboard on the tiny hand-made build (DOIs and arXiv ids among its metadata; no model needed)."""
+    import numpy as np
+
+    from pipeline.buildfolder import write_build
+    from tests.dashboard.tinybuild import tiny_papers, tiny_topics
+
+    papers = tiny_papers()
+    build = write_build(
+        tmp_path_factory.mktemp("builds") / "with-ids", papers, tiny_topics(), np.zeros((len(papers), 2), "float32"), {}
+    )
+    with (tmp_path_factory.mktemp("server") / "serve.log").open("w") as log, running_server(build, log) as url:
+        yield url
+
+
+@pytest.fixture(scope="session")
 def screens() -> Path:
     """Where screenshots go for a human to look at (outside the repository)."""
     folder = Path(os.environ.get("TOPIC_EXPLORER_SCREENS", "/tmp/screens"))
@@ -74,13 +90,26 @@ def wait_until_ready(page, timeout_ms: int = 60_000) -> None:
             page.reload()
 
 
-@pytest.fixture
-def page(browser, server):
-    """A fresh browser session on the page, ready to use, at 1400x900."""
+def _open(browser, url: str):
     context = browser.new_context(viewport={"width": 1400, "height": 900}, accept_downloads=True)
     page = context.new_page()
     page.set_default_timeout(30_000)
-    page.goto(server)
+    page.goto(url)
     wait_until_ready(page)
+    return page
+
+
+@pytest.fixture
+def page(browser, server):
+    """A fresh browser session on the page, ready to use, at 1400x900."""
+    page = _open(browser, server)
     yield page
-    context.close()
+    page.context.close()
+
+
+@pytest.fixture
+def ids_page(browser, ids_server):
+    """A fresh browser session on the tiny build with ids, ready to use, at 1400x900."""
+    page = _open(browser, ids_server)
+    yield page
+    page.context.close()

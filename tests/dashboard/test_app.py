@@ -242,7 +242,7 @@ def test_outliers_and_unusual_metadata_do_not_break_the_page(run_app, tmp_path):
     build = write_build(tmp_path / "odd", papers, topics, np.zeros((8, 2), dtype=np.float32), {})
     at = run_app(build)
     assert not at.exception and shown_count(at) == 8
-    at.multiselect(key=metadata_key("open_access")).set_value(["True"]).run()
+    at.multiselect(key=metadata_key("open_access")).set_value(["true"]).run()
     assert not at.exception and shown_count(at) == 4
     at = select_on_map(at, ["p000000000002"])
     assert not at.exception and selected_count(at) == 1

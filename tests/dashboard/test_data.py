@@ -35,7 +35,10 @@ def test_a_missing_build_raises_a_user_error_naming_the_fix(tmp_path):
 
 
 def test_precomputed_search_text_hover_and_topic_positions(tiny):
-    assert tiny.search[1] == "federated learning at scale\nwe study federated learning and privacy."
+    assert (
+        tiny.search[1]
+        == "federated learning at scale\nwe study federated learning and privacy.\n10.5555/0001\n2510.16470"
+    )
     assert len(tiny.hover) == len(tiny.papers)
     assert tiny.topics["colour"].is_unique
     rows = tiny.topic_rows[0]

@@ -148,3 +148,5 @@ def test_column_titles_read_like_words_and_keep_deliberate_capitals():
     assert column_title("source_file") == "Source file"
     assert column_title("year") == "Year"
     assert column_title("DOI") == "DOI" and column_title("arXiv-id") == "arXiv id"
+    assert column_title("arxiv_id") == "arXiv ID" and column_title("doi") == "DOI"
+    assert column_title("pdf_url") == "Pdf URL"

@@ -27,18 +27,52 @@ def test_integer_columns_get_a_whole_number_range_and_few_texts_get_choices(pape
     assert specs["venue"].kind == "choice" and specs["venue"].options == ("ICLR", "ICML", "NeurIPS")
 
 
-def test_high_cardinality_text_and_constant_columns_get_no_filter(papers):
+def test_identifiers_free_text_and_constant_columns_get_no_filter(papers):
     papers["constant"] = "same"
-    assert column_filters(papers, ["doi", "constant"], max_choices=5) == []
+    papers["notes"] = [f"note {i}" for i in range(len(papers))]  # every value its own: free text
+    assert column_filters(papers, ["doi", "constant", "notes"]) == []
+
+
+def test_a_column_unique_per_paper_is_an_identifier_whatever_its_name():
+    papers = pd.DataFrame({"ref": [f"R{i:03d}" for i in range(40)], "n": pd.array(range(40), dtype="Int64")})
+    assert column_filters(papers, ["ref", "n"]) == []
+    assert [spec.kind for spec in column_filters(papers.head(10), ["n"])] == ["range"]  # 10 papers: maybe years
+
+
+def test_hundreds_of_categories_get_one_multiselect_with_every_option():
+    papers = pd.DataFrame({"category": [f"cat.{i % 300:03d}" for i in range(3000)]})
+    (spec,) = column_filters(papers, ["category"])
+    assert spec.kind == "choice" and len(spec.options) == 300 and spec.options[:2] == ("cat.000", "cat.001")
+
+
+def test_dates_get_a_date_range_whether_stored_as_dates_or_as_iso_text():
+    papers = pd.DataFrame(
+        {
+            "published": ["2024-01-05", "2024-03-01T10:00:00Z", None, "2023-12-31"],
+            "stamp": pd.to_datetime(["2024-01-05", "2024-02-01", "2024-02-01", None]),
+        }
+    )
+    specs = {spec.column: spec for spec in column_filters(papers, ["published", "stamp"])}
+    assert specs["published"].kind == "dates" and specs["published"].bounds == ("2023-12-31", "2024-03-01")
+    assert specs["stamp"].kind == "dates" and specs["stamp"].bounds == ("2024-01-05", "2024-02-01")
+    search = pd.Series([""] * 4)
+    mask = filter_mask(papers, search, Filters(dates=(("published", ("2024-01-01", "2024-12-31")),)))
+    assert mask.tolist() == [True, True, False, False]
 
 
 def test_bool_and_list_columns_are_offered_as_text_choices(papers, search):
     papers["open_access"] = [True, False] * 4
     papers["authors"] = [["a", "b"], ["c"]] * 4
     specs = {spec.column: spec for spec in column_filters(papers, ["open_access", "authors"])}
-    assert specs["open_access"].options == ("False", "True")
-    assert specs["authors"].options == ("['a', 'b']", "['c']")
-    assert filter_mask(papers, search, Filters(choices=(("open_access", ("True",)),))).sum() == 4
+    assert specs["open_access"].options == ("false", "true")
+    assert specs["authors"].options == ('["a", "b"]', '["c"]')
+    assert filter_mask(papers, search, Filters(choices=(("open_access", ("true",)),))).sum() == 4
+
+
+def test_whole_number_columns_with_gaps_filter_and_drop_the_gaps(search):
+    papers = pd.DataFrame({"year": pd.array([2020, None, 2022, 2023, 2020, None, 2021, 2023], dtype="Int64")})
+    mask = filter_mask(papers, search, Filters(ranges=(("year", (2021.0, 2022.0)),)))
+    assert np.flatnonzero(mask).tolist() == [2, 6]
 
 
 def test_no_filters_pass_every_paper(papers, search):

@@ -46,7 +46,17 @@ def tiny_papers() -> pd.DataFrame:
             "y": np.array([0.1, 0.2, 0.5, 0.6, 0.9, 0.8, 0.15, 0.55], dtype=np.float32),
             "year": [2020, 2021, 2022, 2023, 2020, 2021, 2022, 2023],
             "venue": ["ICML", "NeurIPS", "ICML", "NeurIPS", "ICLR", "ICML", "NeurIPS", "ICLR"],
-            "doi": [f"10.1/{i}" for i in range(n)],
+            "doi": [f"10.5555/{i:04d}" for i in range(n)],
+            "arxiv_id": [
+                "2601.14530",
+                "2510.16470",
+                "0704.0001",
+                "hep-th/9901001",
+                "not an id",
+                None,
+                "2401.00001",
+                "x",
+            ],
             "score": [1.5, np.nan, 2.5, 3.0, 0.5, 1.0, 2.0, 4.0],
             "keywords": ["user kw"] * n,
         }
