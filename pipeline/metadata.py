@@ -96,15 +96,9 @@ def typed_parquet_column(values: pd.Series) -> pd.Series:
 
 
 def reconciled(values: pd.Series) -> pd.Series:
-    """A column merged from several files: kept when its values share a type, else all text."""
-    if values.dtype != object:
-        return values
-    present = [value for value in values if not is_missing(value)]
-    if all(isinstance(value, str) for value in present):
-        return _text(values)
-    if all(isinstance(value, bool | np.bool_) for value in present):
-        return _with_missing(values, bool, "boolean")
-    return _text(values)
+    """A column merged from several files: one type throughout keeps it (numbers beside a file's empty column
+    stay numbers), a mix makes it text, as in a JSON column."""
+    return typed_json_column(values) if values.dtype == object else values
 
 
 def _flat_or_missing(value: object) -> object:
@@ -128,15 +122,15 @@ def _exact_float(cell: str) -> bool:
 
 
 def _exact_as_float(value: int | float) -> bool:
-    return abs(value) <= EXACT_FLOAT_INT if isinstance(value, int) else bool(np.isfinite(value))
+    return abs(int(value)) <= EXACT_FLOAT_INT if isinstance(value, int | np.integer) else bool(np.isfinite(value))
 
 
 def _json_kind(value: object) -> str:
-    if isinstance(value, bool):
+    if isinstance(value, bool | np.bool_):
         return "bool"
-    if isinstance(value, int):
+    if isinstance(value, int | np.integer):
         return "int"
-    if isinstance(value, float):
+    if isinstance(value, float | np.floating):
         return "float"
     return "text"
 

@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from dashboard.explore import FORMAT_KEY
 from dashboard.selection import map_key, table_key
 from dashboard.session import STATE_KEY
 from dashboard.sidebar import SEARCH_KEY, TOPICS_KEY, metadata_key
@@ -253,3 +254,11 @@ def test_the_reader_says_when_it_offers_only_the_first_papers(run_app, tiny_buil
     at = run_app(tiny_build)
     reader = at.selectbox(key="reader")
     assert len(reader.options) == 3 and "(the first 3 of 8;" in reader.label
+
+
+@pytest.mark.parametrize(("key", "label"), [("xlsx", "Excel"), ("parquet", "Parquet"), ("jsonl", "JSON Lines")])
+def test_the_chosen_file_format_names_the_download(run_app, tiny_build, key, label):
+    at = run_app(tiny_build)
+    assert at.selectbox(key=FORMAT_KEY).value == "csv" and download_label(at) == "Download all 8 shown papers (CSV)"
+    at.selectbox(key=FORMAT_KEY).set_value(key).run()
+    assert not at.exception and download_label(at) == f"Download all 8 shown papers ({label})"

@@ -130,6 +130,8 @@ def test_parquet_keeps_its_types_and_only_empty_text_becomes_missing():
 def test_columns_merged_from_several_files_keep_a_shared_type_or_become_text():
     assert reconciled(pd.Series(["a", None, np.nan], dtype=object)).tolist() == ["a", None, None]
     assert str(reconciled(pd.Series([True, np.nan], dtype=object)).dtype) == "boolean"
+    whole = reconciled(pd.Series([np.int64(5), None, 7], dtype=object))  # a file without the column
+    assert str(whole.dtype) == "Int64" and whole.tolist() == [5, pd.NA, 7]
     assert reconciled(pd.Series([2024, "2601.14530", 0.5, None], dtype=object)).tolist() == [
         "2024",
         "2601.14530",
