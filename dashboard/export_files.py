@@ -28,7 +28,7 @@ CSV_ENCODING = "utf-8-sig"  # the byte-order mark makes Excel read UTF-8 (accent
 CSV_ROW_END = "\r\n"
 EXCEL_SHEET = "papers"
 EXCEL_EXACT_DIGITS = 15  # Excel shows whole numbers with more digits rounded: those go out as text
-_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
+_JSON = json.JSONEncoder(ensure_ascii=False, allow_nan=False)
 _FORMULA_START = re.compile(f"(?<!\\w)[{re.escape(''.join(sorted(FORMULA_CHARS)))}]")
 
 
@@ -94,27 +94,28 @@ def parquet_bytes(frame: pd.DataFrame) -> bytes:
 
 def jsonl_bytes(frame: pd.DataFrame) -> bytes:
     """One JSON object per paper, UTF-8; missing values are null, texts exact (formula starts escaped)."""
-    columns = [[_json_value(value) for value in frame[name]] for name in frame.columns]
-    names = [str(name) for name in frame.columns]
-    lines = (_json_line(dict(zip(names, row, strict=True))) for row in zip(*columns, strict=True))
-    return "".join(lines).encode("utf-8")
+    keys = [_json_text(str(name)) + ": " for name in frame.columns]
+    columns = [
+        [key + _json_cell(value) for value in frame[name]] for key, name in zip(keys, frame.columns, strict=True)
+    ]
+    return "".join("{" + ", ".join(cells) + "}\n" for cells in zip(*columns, strict=True)).encode("utf-8")
 
 
-def _json_value(value: object) -> object:
+def _json_cell(value: object) -> str:
+    """One value as JSON: each is encoded alone, so a text's formula starts are escaped within its own quotes."""
     if is_missing(value):
-        return None
+        return "null"
     if isinstance(value, bool | np.bool_):
-        return bool(value)
+        return "true" if value else "false"
     if isinstance(value, int | np.integer):
-        return int(value)
+        return str(int(value))
     if isinstance(value, float | np.floating):
-        return float(value)
-    return value_text(value)
+        return _JSON.encode(float(value))
+    return _json_text(value_text(value))
 
 
-def _json_line(record: dict) -> str:
-    text = json.dumps(record, ensure_ascii=False, allow_nan=False)
-    return _JSON_STRING.sub(lambda string: _FORMULA_START.sub(_escaped, string.group(0)), text) + "\n"
+def _json_text(text: str) -> str:
+    return _FORMULA_START.sub(_escaped, _JSON.encode(text))
 
 
 def _escaped(match: re.Match) -> str:
