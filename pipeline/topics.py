@@ -20,9 +20,11 @@ from dataclasses import asdict, dataclass, replace
 import numpy as np
 import pandas as pd
 
+from pipeline.acronyms import corpus_acronyms
 from pipeline.embed import Embedder
 from pipeline.errors import UserError
-from pipeline.keywords import TopicTerms, display_forms, keyword_min_df, make_labels, topic_terms, unit_centre
+from pipeline.keywords import TopicTerms, display_forms, keyword_min_df, topic_terms, unit_centre
+from pipeline.labels import corpus_modifiers, make_labels, topic_phrases
 from pipeline.named_topics import match_named_topics
 from pipeline.settings import BuildSettings
 from pipeline.timing import StageTimer
@@ -206,7 +208,11 @@ def _topic_table(
     forms = display_forms(abstracts, {w for t in terms.values() for w, _ in [*t.keywords, *t.naming]})
     shown = {t: [forms[w] for w, _ in terms[t].keywords] for t in topic_ids}
     naming = [[(forms[w], score) for w, score in terms[t].naming] for t in topic_ids]
-    labels = dict(zip(topic_ids, make_labels(naming), strict=True))
+    phrases = topic_phrases(abstracts, assigned.tolist(), topic_ids)
+    made = make_labels(
+        naming, acronyms=corpus_acronyms(abstracts), modifiers=corpus_modifiers(abstracts), phrases=phrases
+    )
+    labels = dict(zip(topic_ids, made, strict=True))
     labels.update(names)
     if -1 in labels:
         labels[-1] = "Outliers (no topic)"
