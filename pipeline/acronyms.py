@@ -30,6 +30,20 @@ def corpus_acronyms(texts: list[str]) -> dict[str, str]:
     return {acronym: forms.most_common(1)[0][0] for acronym, forms in sorted(seen.items())}
 
 
+def preferred_acronyms(texts: list[str]) -> dict[str, str]:
+    """The defined acronyms the texts use more often than their long forms ("LoRA", not "CRL")."""
+    defined = corpus_acronyms(texts)
+    plain = "\n".join(strip_markup(text) for text in texts)
+    preferred = {}
+    for acronym, long_form in defined.items():
+        short_uses = len(re.findall(rf"\b{re.escape(acronym)}\b", plain))
+        words = r"[\s-]+".join(re.escape(w) for w in re.split(r"[\s-]+", long_form))
+        long_uses = len(re.findall(rf"\b{words}\b", plain, flags=re.IGNORECASE))
+        if short_uses > long_uses:
+            preferred[acronym] = long_form
+    return preferred
+
+
 def _definitions(text: str) -> list[tuple[str, str]]:
     found = []
     for match in _DEFINITION.finditer(text):

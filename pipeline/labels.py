@@ -24,7 +24,8 @@ MODIFIER_SHARE = 0.9  # a word written before another content word this often is
 MIN_MODIFIER_USES = 3  # ... when the corpus uses it at least this often
 MIN_ACRONYM_ALONE = 3  # "RLHF" and "LoRA" may stand for their long forms; "FL" and "RL" may not
 MODIFIER_SAMPLE = 2000  # abstracts read for modifier statistics: enough, and cheap at 20k papers
-MIN_PHRASE_PAPERS = 2  # a phrase completes a modifier when at least this many of the topic's papers use it
+MIN_PHRASE_PAPERS = 2
+MAX_COMPLETION_WORDS = 3  # longer phrases run into verbs ("neural networks generally prefer")
 PHRASE_PAPERS = 300  # papers per topic whose phrases are counted: bounds the work on big topics
 
 # Nouns that name no topic by themselves ("learning", "models") and modifiers too vague to make
@@ -35,7 +36,8 @@ GENERIC_NOUNS = frozenset(
     task tasks data performance training algorithm algorithms system systems analysis result
     results setting settings application applications technique techniques tool tools strategy
     strategies way ways work study studies quality accuracy efficiency effectiveness paper papers
-    network networks design process solution solutions scenario scenarios issue issues
+    network networks design process solution solutions scenario scenarios issue issues dataset datasets
+    feature features world
     """.split()
 )
 VAGUE_MODIFIERS = frozenset(
@@ -82,7 +84,8 @@ def make_labels(
 ) -> list[str]:
     """One distinct label per topic from its (display term, weight) pairs, best first.
 
-    `acronyms` maps acronyms to the long forms the corpus defines (`pipeline.acronyms`);
+    `acronyms` maps acronyms to the long forms the corpus defines and prefers
+    (`pipeline.acronyms.preferred_acronyms`);
     `modifiers` are the corpus's adjective-like words (`corpus_modifiers`); `phrases` counts
     each topic's phrases (`topic_phrases`), so a modifier the topic ranks high is completed
     with the noun its papers put after it ("causal" -> "causal representation learning").
@@ -98,7 +101,8 @@ def make_labels(
     labels: list[str] = []
     for topic, terms in enumerate(naming):
         ordered = [t for t, _ in terms if owner[t][1] == topic] + [t for t, _ in terms if owner[t][1] != topic]
-        completed = [_complete(t, phrases[topic], modifiers, short) for t in ordered]
+        context = {w for t in ordered for w in _normal(t).split()}
+        completed = [_complete(t, phrases[topic], modifiers, short, context) for t in ordered]
         names = {_abbreviate(t, short): t in shared for t in completed}
         names = {t: common for t, common in names.items() if is_name(t, modifiers)}
         label = next((c for c in _candidates(names) if c.lower() not in {x.lower() for x in labels}), None)
@@ -121,20 +125,31 @@ def is_name(term: str, modifiers: frozenset[str]) -> bool:
 
 
 def _adjective_ending(word: str) -> bool:
-    """'theoretical', 'expressive', 'supervised', 'learnable': endings nouns rarely have."""
-    return len(word) > 5 and (word.endswith(_ADJECTIVE_ENDINGS) or (word.endswith("ed") and not word.endswith("eed")))
+    """'theoretical', 'expressive', 'supervised', 'learnable', 'generally': endings nouns rarely have."""
+    if len(word) <= 5:
+        return False
+    return word.endswith((*_ADJECTIVE_ENDINGS, "ly")) or (word.endswith("ed") and not word.endswith("eed"))
 
 
-def _complete(term: str, phrases: Counter, modifiers: frozenset[str], short: dict[str, str]) -> str:
-    """A modifier ("causal", "visual") becomes the topic's most used phrase that starts with it."""
+def _complete(term: str, phrases: Counter, modifiers: frozenset[str], short: dict[str, str], context: set[str]) -> str:
+    """A modifier ("causal", "visual") becomes the topic's most used phrase that starts with it.
+
+    Ties go to the phrase sharing most words with the topic's other terms ("causal
+    representation learning" in a topic that also ranks "learning").
+    """
     if is_name(term, modifiers) or len(term.split()) > 1:
         return term
     start = _normal(term) + " "
-    options = [(n, p) for p, n in phrases.items() if p.startswith(start) and n >= MIN_PHRASE_PAPERS]
-    options = [(n, p) for n, p in options if is_name(p, modifiers)]
+    options = [
+        (n, len(set(p.split()[1:]) & context), p)
+        for p, n in phrases.items()
+        if p.startswith(start) and len(p.split()) <= MAX_COMPLETION_WORDS
+    ]
+    # used by two of the topic's papers, or by one and sharing a word with the topic's other terms
+    options = [o for o in options if (o[0] >= MIN_PHRASE_PAPERS or o[1]) and is_name(o[2], modifiers)]
     if not options:
         return term
-    best = max(options, key=lambda option: (option[0], -len(option[1])))[1]
+    best = max(options, key=lambda o: (o[0], o[1], -len(o[2])))[2]
     acronym_spelling = {a.lower(): a for a in short.values()}
     return " ".join(acronym_spelling.get(w, w) for w in best.split())
 

@@ -20,7 +20,7 @@ from dataclasses import asdict, dataclass, replace
 import numpy as np
 import pandas as pd
 
-from pipeline.acronyms import corpus_acronyms
+from pipeline.acronyms import preferred_acronyms
 from pipeline.embed import Embedder
 from pipeline.errors import UserError
 from pipeline.keywords import TopicTerms, display_forms, keyword_min_df, topic_terms, unit_centre
@@ -210,7 +210,7 @@ def _topic_table(
     naming = [[(forms[w], score) for w, score in terms[t].naming] for t in topic_ids]
     phrases = topic_phrases(abstracts, assigned.tolist(), topic_ids)
     made = make_labels(
-        naming, acronyms=corpus_acronyms(abstracts), modifiers=corpus_modifiers(abstracts), phrases=phrases
+        naming, acronyms=preferred_acronyms(abstracts), modifiers=corpus_modifiers(abstracts), phrases=phrases
     )
     labels = dict(zip(topic_ids, made, strict=True))
     labels.update(names)

@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from pipeline.acronyms import corpus_acronyms
+from pipeline.acronyms import corpus_acronyms, preferred_acronyms
 from pipeline.build import run_build
 from pipeline.buildfolder import read_build
 from pipeline.named_topics import MIN_NAME_SIMILARITY, describe, match_named_topics, name_forms
@@ -173,3 +173,11 @@ def test_every_sample_name_is_matched_and_the_federated_papers_stay_with_fl_or_l
     named_fl_or_lora = _members(papers, topics, "federated learning") | _members(papers, topics, "LoRA / PEFT")
     assert named_fl_or_lora >= FEDERATED
     assert (~topics["named"]).sum() >= 2  # the papers no name took are clustered as usual
+
+
+def test_the_acronyms_a_corpus_prefers_are_those_it_uses_more_than_their_long_forms():
+    texts = [
+        "Low-Rank Adaptation (LoRA) is cheap; LoRA adapters and LoRA ranks.",
+        "Causal representation learning (CRL) finds latents; causal representation learning is hard.",
+    ]
+    assert preferred_acronyms(texts) == {"LoRA": "Low-Rank Adaptation"}
