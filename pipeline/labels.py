@@ -25,6 +25,7 @@ MIN_MODIFIER_USES = 3  # ... when the corpus uses it at least this often
 MIN_ACRONYM_ALONE = 3  # "RLHF" and "LoRA" may stand for their long forms; "FL" and "RL" may not
 MODIFIER_SAMPLE = 2000  # abstracts read for modifier statistics: enough, and cheap at 20k papers
 MIN_PHRASE_PAPERS = 2
+FRAGMENT_SHARE = 0.6  # a phrase whose longer form is used at least this often is a fragment of it
 MAX_COMPLETION_WORDS = 3  # longer phrases run into verbs ("neural networks generally prefer")
 PHRASE_PAPERS = 300  # papers per topic whose phrases are counted: bounds the work on big topics
 
@@ -44,10 +45,13 @@ VAGUE_MODIFIERS = frozenset(
     """
     optimal novel efficient effective new simple general better best robust large small high low
     different various deep existing proposed standard traditional conventional key main strong neural
+    machine
     """.split()
 )
 # Adjectives the corpus statistics can miss (a paper may end a phrase with them: "sparse and").
-ADJECTIVES = frozenset("sparse dense linear nonlinear sequential visual causal temporal spatial noisy".split())
+ADJECTIVES = frozenset(
+    "sparse dense linear nonlinear sequential visual causal temporal spatial noisy like based using via".split()
+)
 _ADJECTIVE_ENDINGS = ("ical", "ive", "ous", "ful", "able", "ible", "ised", "ized", "ated")
 _NORMAL = re.compile(r"[\s-]+")
 
@@ -102,9 +106,13 @@ def make_labels(
     for topic, terms in enumerate(naming):
         ordered = [t for t, _ in terms if owner[t][1] == topic] + [t for t, _ in terms if owner[t][1] != topic]
         context = {w for t in ordered for w in _normal(t).split()}
-        completed = [_complete(t, phrases[topic], modifiers, short, context) for t in ordered]
-        names = {_abbreviate(t, short): t in shared for t in completed}
-        names = {t: common for t, common in names.items() if is_name(t, modifiers)}
+        spelling = {w.lower(): w for t in ordered for w in t.split()} | {a.lower(): a for a in short.values()}
+        completed = [_complete(t, phrases[topic], modifiers, spelling, context) for t in ordered]
+        names = {}  # label term -> (whether other topics use it too, the words it stands for)
+        for original, term in zip(ordered, completed, strict=True):
+            name = _abbreviate(term, short)
+            if is_name(name, modifiers) and name not in names:
+                names[name] = (original in shared, _stems(f"{term} {name}"))
         label = next((c for c in _candidates(names) if c.lower() not in {x.lower() for x in labels}), None)
         labels.append(label or _fallback(list(names), ordered, labels, topic))
     return labels
@@ -131,7 +139,9 @@ def _adjective_ending(word: str) -> bool:
     return word.endswith((*_ADJECTIVE_ENDINGS, "ly")) or (word.endswith("ed") and not word.endswith("eed"))
 
 
-def _complete(term: str, phrases: Counter, modifiers: frozenset[str], short: dict[str, str], context: set[str]) -> str:
+def _complete(
+    term: str, phrases: Counter, modifiers: frozenset[str], spelling: dict[str, str], context: set[str]
+) -> str:
     """A modifier ("causal", "visual") becomes the topic's most used phrase that starts with it.
 
     Ties go to the phrase sharing most words with the topic's other terms ("causal
@@ -146,18 +156,27 @@ def _complete(term: str, phrases: Counter, modifiers: frozenset[str], short: dic
         if p.startswith(start) and len(p.split()) <= MAX_COMPLETION_WORDS
     ]
     # used by two of the topic's papers, or by one and sharing a word with the topic's other terms
-    options = [o for o in options if (o[0] >= MIN_PHRASE_PAPERS or o[1]) and is_name(o[2], modifiers)]
+    options = [
+        o
+        for o in options
+        if (o[0] >= MIN_PHRASE_PAPERS or o[1]) and is_name(o[2], modifiers) and not _fragment(o[2], o[0], phrases)
+    ]
     if not options:
         return term
     best = max(options, key=lambda o: (o[0], o[1], -len(o[2])))[2]
-    acronym_spelling = {a.lower(): a for a in short.values()}
-    return " ".join(acronym_spelling.get(w, w) for w in best.split())
+    return " ".join(spelling.get(w, w) for w in best.split())
 
 
-def _candidates(names: dict[str, bool]):
+def _fragment(phrase: str, uses: int, phrases: Counter) -> bool:
+    """'multimodal large language' is cut from 'multimodal large language models' (judged from 2 uses on)."""
+    return uses >= MIN_PHRASE_PAPERS and any(p.startswith(phrase + " ") and n >= FRAGMENT_SHARE * uses for p, n in phrases.items())
+
+
+def _candidates(names: dict[str, tuple[bool, set[str]]]):
     """Labels to try, best first: a multi-word term alone, or a single word with a later term.
 
-    `names` maps each term to whether other topics use it too; a single word pairs with a
+    `names` maps each term to whether other topics use it too and the word stems it stands
+    for (an acronym stands for its long form's words too); a single word pairs with a
     term of its own topic first ("LoRA / PEFT", not "LoRA and LLMs"), and two acronyms are
     joined with a slash.
     """
@@ -168,8 +187,8 @@ def _candidates(names: dict[str, bool]):
             yield _capitalise(" ".join(words[:MAX_LABEL_WORDS]))
             continue
         later = ordered[position + 1 :]
-        for other in [t for t in later if not names[t]] + [t for t in later if names[t]]:
-            if set(_normal(other).split()) & set(_normal(name).split()):
+        for other in [t for t in later if not names[t][0]] + [t for t in later if names[t][0]]:
+            if names[other][1] & names[name][1]:  # "UDA and adaptation", "GANs / GAN training"
                 continue
             joiner = " / " if _is_acronym(name) and _is_acronym(other) else " and "
             if len(words) + len(other.split()) + 1 <= MAX_LABEL_WORDS:
@@ -198,6 +217,11 @@ def _abbreviate(term: str, short: dict[str, str]) -> str:
         if f" {long} " in f" {normal} ":
             return f" {normal} ".replace(f" {long} ", f" {acronym} ").strip()
     return term
+
+
+def _stems(text: str) -> set[str]:
+    """Lowercase words without a plural 's': 'GANs' and 'GAN training' share 'gan'."""
+    return {w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w for w in _normal(text).split()}
 
 
 def _normal(text: str) -> str:
