@@ -169,7 +169,9 @@ def _complete(
 
 def _fragment(phrase: str, uses: int, phrases: Counter) -> bool:
     """'multimodal large language' is cut from 'multimodal large language models' (judged from 2 uses on)."""
-    return uses >= MIN_PHRASE_PAPERS and any(p.startswith(phrase + " ") and n >= FRAGMENT_SHARE * uses for p, n in phrases.items())
+    return uses >= MIN_PHRASE_PAPERS and any(
+        p.startswith(phrase + " ") and n >= FRAGMENT_SHARE * uses for p, n in phrases.items()
+    )
 
 
 def _candidates(names: dict[str, tuple[bool, set[str]]]):
