@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter, defaultdict
+from collections.abc import Iterable
 
 from pipeline.textclean import strip_markup
 
@@ -30,18 +31,31 @@ def corpus_acronyms(texts: list[str]) -> dict[str, str]:
     return {acronym: forms.most_common(1)[0][0] for acronym, forms in sorted(seen.items())}
 
 
-def preferred_acronyms(texts: list[str]) -> dict[str, str]:
-    """The defined acronyms the texts use more often than their long forms ("LoRA", not "CRL")."""
-    defined = corpus_acronyms(texts)
-    plain = "\n".join(strip_markup(text) for text in texts)
-    preferred = {}
-    for acronym, long_form in defined.items():
-        short_uses = len(re.findall(rf"\b{re.escape(acronym)}\b", plain))
-        words = r"[\s-]+".join(re.escape(w) for w in re.split(r"[\s-]+", long_form))
-        long_uses = len(re.findall(rf"\b{words}\b", plain, flags=re.IGNORECASE))
-        if short_uses > long_uses:
-            preferred[acronym] = long_form
-    return preferred
+def preferred_acronyms(texts: list[str], terms: Iterable[str]) -> dict[str, str]:
+    """Acronyms whose long form is one of `terms` (or inside one) and that the texts use more
+    often than that long form: "LoRA" for "low-rank adaptation", but not "CRL" for "causal
+    representation learning". Only the acronyms of `terms` are counted, so this stays cheap.
+    """
+    wanted = {_normal(term) for term in terms}
+    candidates = {
+        acronym: long_form
+        for acronym, long_form in corpus_acronyms(texts).items()
+        if any(f" {_normal(long_form)} " in f" {term} " for term in wanted)
+    }
+    if not candidates:
+        return {}
+    plain = [strip_markup(text) for text in texts]
+    tokens = Counter(token for text in plain for token in re.findall(r"[\w-]+", text))
+    normal = " ".join(_normal(text) for text in plain)
+    return {
+        acronym: long_form
+        for acronym, long_form in candidates.items()
+        if tokens[acronym] > normal.count(f" {_normal(long_form)} ")
+    }
+
+
+def _normal(text: str) -> str:
+    return " ".join(re.sub(r"[^\w]+", " ", text.lower()).split())
 
 
 def _definitions(text: str) -> list[tuple[str, str]]:

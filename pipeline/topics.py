@@ -209,9 +209,8 @@ def _topic_table(
     shown = {t: [forms[w] for w, _ in terms[t].keywords] for t in topic_ids}
     naming = [[(forms[w], score) for w, score in terms[t].naming] for t in topic_ids]
     phrases = topic_phrases(abstracts, assigned.tolist(), topic_ids)
-    made = make_labels(
-        naming, acronyms=preferred_acronyms(abstracts), modifiers=corpus_modifiers(abstracts), phrases=phrases
-    )
+    acronyms = preferred_acronyms(abstracts, [term for ranked in naming for term, _ in ranked])
+    made = make_labels(naming, acronyms=acronyms, modifiers=corpus_modifiers(abstracts), phrases=phrases)
     labels = dict(zip(topic_ids, made, strict=True))
     labels.update(names)
     if -1 in labels:

@@ -180,4 +180,6 @@ def test_the_acronyms_a_corpus_prefers_are_those_it_uses_more_than_their_long_fo
         "Low-Rank Adaptation (LoRA) is cheap; LoRA adapters and LoRA ranks.",
         "Causal representation learning (CRL) finds latents; causal representation learning is hard.",
     ]
-    assert preferred_acronyms(texts) == {"LoRA": "Low-Rank Adaptation"}
+    terms = ["low-rank adaptation", "causal representation learning", "adapters"]
+    assert preferred_acronyms(texts, terms) == {"LoRA": "Low-Rank Adaptation"}
+    assert preferred_acronyms(texts, ["adapters"]) == {}
