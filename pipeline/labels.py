@@ -147,8 +147,8 @@ def _complete(
     Ties go to the phrase sharing most words with the topic's other terms ("causal
     representation learning" in a topic that also ranks "learning").
     """
-    if is_name(term, modifiers) or len(term.split()) > 1:
-        return term
+    if is_name(term, modifiers) or len(term.split()) > 1 or term.lower() in GENERIC_NOUNS:
+        return term  # a generic noun is a head already: what follows it is a verb ("networks fail")
     start = _normal(term) + " "
     options = [
         (n, len(set(p.split()[1:]) & context), p)
