@@ -107,12 +107,15 @@ def title_audit(build, verdicts: dict[str, tuple[str, str]]) -> str:
         "| paper | derived title | abstract's first sentence | verdict |",
         "|---|---|---|---|",
     ]
+    given = []
     for paper in build.papers.itertuples():
         kept_title, verdict = verdicts.get(paper.paper_id, ("", ""))
         verdict = verdict if kept_title == _cell(paper.title) else "to review"
+        given.append(verdict.split(":", 1)[0].split(" (", 1)[0])
         first = re.split(r"(?<=[.!?])\s+(?=[A-Z])", strip_markup(paper.abstract), maxsplit=1)[0]
         lines.append(f"| `{paper.paper_id}` | {_cell(paper.title)} | {_cell(first)} | {verdict} |")
-    return "\n".join(lines) + "\n"
+    tally = ", ".join(f"{given.count(v)} {v}" for v in dict.fromkeys(sorted(given)))
+    return "\n".join([*lines, "", f"Verdicts: {tally}.", ""])
 
 
 def _kept_notes(doc: Path) -> dict[str, str]:
