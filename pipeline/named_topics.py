@@ -6,10 +6,10 @@ nothing of the kind. So a name is read in the corpus's own words and judged rela
 
 1. each part of a name ("LoRA", "PEFT") is spelled out as the corpus defines it ("Low-Rank
    Adaptation (LoRA)", `pipeline.acronyms`);
-2. papers that use one of the name's forms ("LoRA", "low-rank adaptation") are its
-   evidence; the name's *prototype* is its embedding plus the mean of those papers, so the
-   name is described the way this corpus writes about it. A name no paper uses is
-   described by its embedding and the one paper closest to it;
+2. papers that use one of the name's forms ("LoRA", "low-rank adaptation") at least twice,
+   and the paper closest to the name, are its evidence; the name's *prototype* is its
+   embedding plus the mean of those papers, so the name is described the way this corpus
+   writes about it (a name no paper uses, such as "learning theory", rests on one paper);
 3. vectors are taken relative to the corpus (its mean removed), so what every paper shares
    ("learning", "models") does not make every paper look close to every name;
 4. a paper's score for a name says how unusually close it is to the prototype, in standard
