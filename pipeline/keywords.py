@@ -1,4 +1,4 @@
-"""Topic keywords that read well, and short labels built from them.
+"""Topic keywords that read well, and the terms labels are made from.
 
 Keywords come from c-TF-IDF (BERTopic's `ClassTfidfTransformer`) over cleaned text: no
 LaTeX, markup or citations; English and academic stop words removed; words and bigrams.
@@ -9,8 +9,8 @@ Changes from stock BERTopic make them read better:
   word (`pipeline.textclean.phrases`): "KV cache", "low-rank adaptation";
 - candidates are re-ranked by closeness to the topic's centre (`topic_terms`);
 - a phrase fragment gives way to the longer phrase, and a plural and its singular count once.
-For display, keywords take the spelling the corpus uses most ("LoRA", "KV cache"), and
-each topic's label joins its two most telling keywords ("Federated learning, clients").
+For display, keywords take the spelling the corpus uses most ("LoRA", "KV cache"); labels are
+made from each topic's most telling terms in `pipeline.labels`.
 """
 
 from __future__ import annotations
@@ -27,7 +27,6 @@ from sklearn.feature_extraction.text import CountVectorizer
 
 from pipeline.textclean import TOKEN_PATTERN, phrases, strip_markup
 
-LABEL_TERMS = 2
 LABEL_POOL = 10  # labels draw on a topic's best keywords only
 MIN_PAPERS_PER_KEYWORD = 2
 CANDIDATES_PER_KEYWORD = 2  # c-TF-IDF proposes this many candidates per keyword kept
@@ -188,53 +187,3 @@ def _spelling(word: str, seen: Counter) -> str:
     best, count = seen.most_common(1)[0]
     # Prefer lowercase unless another spelling clearly dominates (acronyms, names).
     return best if best != word and count >= 2 * seen.get(word, 0) else word
-
-
-def make_labels(keyword_lists: list[list[tuple[str, float]]]) -> list[str]:
-    """A short, distinct label per topic from its (display keyword, weight) pairs, best first.
-
-    A term labels the topic where it weighs most: "large language models" may rank high in
-    three LLM topics but names only one of them; the others use their own terms first.
-    """
-    owner: dict[str, tuple[float, int]] = {}
-    for topic, keywords in enumerate(keyword_lists):
-        for term, weight in keywords[:LABEL_POOL]:
-            if term not in owner or weight > owner[term][0]:
-                owner[term] = (weight, topic)
-    labels: list[str] = []
-    for topic, keywords in enumerate(keyword_lists):
-        terms = [term for term, _ in keywords[:LABEL_POOL]]
-        pool = [term for term in terms if owner[term][1] == topic] + [term for term in terms if owner[term][1] != topic]
-        extra = LABEL_TERMS
-        label = _join(_label_terms(pool, extra))
-        while label in labels and extra < len(pool):
-            extra += 1
-            label = _join(_label_terms(pool, extra))
-        labels.append(label or "Miscellaneous")
-    return labels
-
-
-def _label_terms(keywords: list[str], count: int) -> list[str]:
-    """Pick terms that do not repeat each other's words; a bigram beats its own words."""
-    chosen: list[str] = []
-    used: set[str] = set()
-    for position, keyword in enumerate(keywords):
-        words = set(keyword.lower().replace("-", " ").split())
-        if words & used:
-            continue
-        longer = [k for k in keywords[position + 1 : position + 5] if words < set(k.lower().replace("-", " ").split())]
-        term = longer[0] if longer and not set(longer[0].lower().replace("-", " ").split()) & used else keyword
-        chosen.append(term)
-        used |= set(term.lower().replace("-", " ").split())
-        if len(chosen) == count:
-            break
-    return chosen
-
-
-def _join(terms: list[str]) -> str:
-    if not terms:
-        return ""
-    first = terms[0]
-    if first[:1].islower():
-        first = first[:1].upper() + first[1:]
-    return ", ".join([first, *terms[1:]])

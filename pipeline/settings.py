@@ -18,6 +18,8 @@ MIN_PAPERS = 10
 """Fewer papers than this cannot be clustered into meaningful topics."""
 
 EMBEDDERS = ("minilm", "tfidf")
+MAX_NAMED_TOPIC_THRESHOLD = 5.0
+"""Above this, hardly any paper is close enough to join a named topic."""
 
 
 def _setting(default: Any, help: str) -> Any:
@@ -47,13 +49,15 @@ class BuildSettings:
     )
     named_topics: tuple[str, ...] = _setting(
         (),
-        "Topics you name yourself, e.g. 'LoRA / PEFT' 'federated learning'. Papers close "
-        "enough to a name join that topic; the rest are clustered as usual.",
+        "Topics you name yourself, e.g. 'LoRA / PEFT' 'RLHF' 'KV cache'. A paper joins the name it "
+        "is clearly closest to (acronyms are read as the papers spell them out); the rest are "
+        "clustered as usual.",
     )
     named_topic_threshold: float = _setting(
-        0.40,
-        "How similar (cosine, 0-1) a paper must be to a named topic to join it. MiniLM "
-        "scores a short name against an abstract at 0.3-0.65, so 0.35-0.45 works best.",
+        1.0,
+        "How much closer than the average paper (in standard deviations) a paper must be to a "
+        "named topic to join it: raise it for fewer, surer papers (2 keeps only the clearest), "
+        "lower it for more (0.5).",
     )
     keep_outliers: bool = _setting(
         False,
@@ -77,8 +81,11 @@ class BuildSettings:
             raise UserError(f"--embedder {self.embedder!r} is unknown; use one of {', '.join(EMBEDDERS)}")
         if self.min_topic_size is not None and self.min_topic_size < 2:
             raise UserError(f"--min-topic-size={self.min_topic_size} should be at least 2")
-        if not 0.0 < self.named_topic_threshold < 1.0:
-            raise UserError(f"--named-topic-threshold={self.named_topic_threshold} should be between 0 and 1")
+        if not 0.0 < self.named_topic_threshold <= MAX_NAMED_TOPIC_THRESHOLD:
+            raise UserError(
+                f"--named-topic-threshold={self.named_topic_threshold} should be above 0 and at most "
+                f"{MAX_NAMED_TOPIC_THRESHOLD:g} (standard deviations; default {BuildSettings.named_topic_threshold:g})"
+            )
         if self.keywords_per_topic < 1:
             raise UserError(f"--keywords-per-topic={self.keywords_per_topic} should be at least 1")
         names = [name.strip() for name in self.named_topics]

@@ -93,6 +93,21 @@ _TOKEN = re.compile(TOKEN_PATTERN)
 _WORD = re.compile(r"\w+")
 
 
+def word_runs(text: str) -> list[list[str]]:
+    """Runs of content words: split at punctuation, stop words and numbers ("llama 2 models")."""
+    runs: list[list[str]] = []
+    for segment in _PHRASE_BREAK.split(clean_for_keywords(text)):
+        run: list[str] = []
+        for word in [*_WORD.findall(segment), None]:
+            if word is not None and word not in STOP_WORDS and _TOKEN.fullmatch(word):
+                run.append(word)
+                continue
+            if run:
+                runs.append(run)
+            run = []
+    return runs
+
+
 def phrases(text: str, max_words: int = 4) -> list[str]:
     """The words and short phrases of `text` that can serve as keywords.
 
@@ -101,13 +116,7 @@ def phrases(text: str, max_words: int = 4) -> list[str]:
     adaptation" and "large language models" but not "adaptation lora".
     """
     terms: list[str] = []
-    for segment in _PHRASE_BREAK.split(clean_for_keywords(text)):
-        run: list[str] = []
-        for word in [*_WORD.findall(segment), None]:  # a number ("llama 2 models") ends a phrase too
-            if word is not None and word not in STOP_WORDS and _TOKEN.fullmatch(word):
-                run.append(word)
-                continue
-            for size in range(1, max_words + 1):
-                terms.extend(" ".join(run[i : i + size]) for i in range(len(run) - size + 1))
-            run = []
+    for run in word_runs(text):
+        for size in range(1, max_words + 1):
+            terms.extend(" ".join(run[i : i + size]) for i in range(len(run) - size + 1))
     return terms

@@ -8,8 +8,8 @@ Stock BERTopic puts all 38 sample abstracts in the outlier topic. What changes h
   (`pipeline.keywords`), not from BERTopic's raw word counts;
 - outliers move to their nearest topic by default, flagged so nobody mistakes them for
   core members; `confidence` says how close each paper sits to its topic's centre;
-- user-named topics use BERTopic's zero-shot matching, and names no paper matched are
-  reported instead of vanishing.
+- papers matched to user-named topics (`pipeline.named_topics`) form those topics and the
+  rest are clustered; names no paper matched are reported instead of vanishing.
 """
 
 from __future__ import annotations
@@ -20,9 +20,12 @@ from dataclasses import asdict, dataclass, replace
 import numpy as np
 import pandas as pd
 
+from pipeline.acronyms import preferred_acronyms
 from pipeline.embed import Embedder
 from pipeline.errors import UserError
-from pipeline.keywords import TopicTerms, display_forms, keyword_min_df, make_labels, topic_terms, unit_centre
+from pipeline.keywords import TopicTerms, display_forms, keyword_min_df, topic_terms, unit_centre
+from pipeline.labels import corpus_modifiers, make_labels, topic_phrases
+from pipeline.named_topics import match_named_topics
 from pipeline.settings import BuildSettings
 from pipeline.timing import StageTimer
 
@@ -63,7 +66,7 @@ class Topics:
     was_outlier: np.ndarray  # bool: the clustering left this paper out
     confidence: np.ndarray  # float in [0, 1]
     table: pd.DataFrame  # topic_id, label, keywords, keyword_weights, size, named
-    unmatched_names: dict[str, float]  # named topics no paper matched -> the closest paper's similarity
+    unmatched_names: dict[str, float]  # named topics no paper matched -> the best paper's score
     parameters: TopicParameters
 
     def parameters_dict(self) -> dict:
@@ -87,11 +90,16 @@ def find_topics(
     from bertopic import BERTopic
     from umap import UMAP
 
-    params = choose_parameters(len(abstracts), settings)
+    named = match_named_topics(
+        settings.named_topics, abstracts, embeddings, embedder.transform, threshold=settings.named_topic_threshold
+    )
+    matched = sorted(set(named.paper_name[named.paper_name >= 0].tolist()))
+    names = {topic: settings.named_topics[j] for topic, j in enumerate(matched)}  # named topics come first
+    rest = np.flatnonzero(named.paper_name < 0)  # clustered as usual
+    params = choose_parameters(len(rest), settings)
     clusterer = _clusterer(params)
     # BERTopic's own keywords go unused: `pipeline.keywords.topic_terms` recomputes them after outliers move.
     model = BERTopic(
-        embedding_model=_bertopic_backend(embedder) if settings.named_topics else None,
         umap_model=timer.watch(
             UMAP(
                 n_neighbors=params.umap_neighbors,
@@ -103,34 +111,38 @@ def find_topics(
             "reduce",
         ),
         hdbscan_model=clusterer,
-        zeroshot_topic_list=list(settings.named_topics) or None,
-        zeroshot_min_similarity=settings.named_topic_threshold,
         language=None,
     )
+    rest_abstracts = [abstracts[i] for i in rest]
     with timer.stage("cluster"):  # UMAP inside is timed as "reduce"
-        assigned, _ = model.fit_transform(abstracts, embeddings)
-    assigned = np.asarray(assigned)
+        clustered, _ = model.fit_transform(rest_abstracts, embeddings[rest])
+    clustered = np.asarray(clustered)
     params = replace(params, max_topic_size=clusterer.max_cluster_size)
-    names = _named_topic_ids(model, settings.named_topics)
-    if (assigned == -1).all():
+    if (clustered == -1).all() and not names:
         raise UserError(
             f"found no topics among {len(abstracts)} papers: they are too few or too alike; "
             "add papers or lower --min-topic-size"
         )
-    was_outlier = assigned == -1
-    if was_outlier.any() and not settings.keep_outliers:
+    was_outlier = np.zeros(len(abstracts), dtype=bool)
+    was_outlier[rest] = clustered == -1
+    if was_outlier.any() and not settings.keep_outliers and (clustered >= 0).any():
         with timer.stage("cluster"):
-            assigned = np.asarray(
-                model.reduce_outliers(abstracts, list(assigned), strategy="embeddings", embeddings=embeddings)
+            clustered = np.asarray(
+                model.reduce_outliers(
+                    rest_abstracts, list(clustered), embeddings=embeddings[rest], strategy="embeddings"
+                )
             )
+    assigned = np.array([matched.index(j) if j >= 0 else -1 for j in named.paper_name])
+    assigned[rest] = np.where(clustered >= 0, clustered + len(names), -1)
+    if (assigned == -1).any() and not settings.keep_outliers:  # the clustering found nothing: named topics take them
+        assigned = _to_nearest_topic(embeddings, assigned)
     with timer.stage("keywords"):
         terms = topic_terms(abstracts, assigned, embeddings, embedder.transform, top_n=settings.keywords_per_topic)
         table = _topic_table(assigned, abstracts, terms, names)
-    unmatched = [name for name in settings.named_topics if name not in set(names.values())]
-    closest = dict(zip(unmatched, _closest_similarity(unmatched, embeddings, embedder), strict=True))
+    closest = named.unmatched()
     for name, score in closest.items():
         log.warning(
-            "named topic %r: no paper matched (the closest scored %.2f, below the threshold %.2f); "
+            "named topic %r: no paper matched (the best scored %.2f, below the threshold %.2f); "
             "lower --named-topic-threshold to include it",
             name,
             score,
@@ -169,6 +181,14 @@ def _clusterer(params: TopicParameters):
     )
 
 
+def _to_nearest_topic(embeddings: np.ndarray, topic_id: np.ndarray) -> np.ndarray:
+    """Each paper of topic -1 moved to the topic whose centre is closest."""
+    topics = np.unique(topic_id[topic_id >= 0])
+    centres = np.stack([unit_centre(embeddings[topic_id == t]) for t in topics])
+    nearest = topics[(embeddings @ centres.T).argmax(axis=1)]
+    return np.where(topic_id >= 0, topic_id, nearest)
+
+
 def closeness_to_centre(embeddings: np.ndarray, topic_id: np.ndarray) -> np.ndarray:
     """Cosine similarity between each paper and its topic's mean embedding, clipped to [0, 1].
 
@@ -181,20 +201,6 @@ def closeness_to_centre(embeddings: np.ndarray, topic_id: np.ndarray) -> np.ndar
     return np.clip(confidence, 0.0, 1.0)
 
 
-def _closest_similarity(names: list[str], embeddings: np.ndarray, embedder: Embedder) -> list[float]:
-    if not names:
-        return []
-    return [float(s) for s in (embeddings @ embedder.transform(names).T).max(axis=0)]
-
-
-def _named_topic_ids(model, names: tuple[str, ...]) -> dict[int, str]:
-    """Which topic ids came from user-named topics (BERTopic labels them with the name)."""
-    if not names:
-        return {}
-    wanted = set(names)
-    return {topic: label for topic, label in model.topic_labels_.items() if label in wanted}
-
-
 def _topic_table(
     assigned: np.ndarray, abstracts: list[str], terms: dict[int, TopicTerms], names: dict[int, str]
 ) -> pd.DataFrame:
@@ -202,7 +208,10 @@ def _topic_table(
     forms = display_forms(abstracts, {w for t in terms.values() for w, _ in [*t.keywords, *t.naming]})
     shown = {t: [forms[w] for w, _ in terms[t].keywords] for t in topic_ids}
     naming = [[(forms[w], score) for w, score in terms[t].naming] for t in topic_ids]
-    labels = dict(zip(topic_ids, make_labels(naming), strict=True))
+    phrases = topic_phrases(abstracts, assigned.tolist(), topic_ids)
+    acronyms = preferred_acronyms(abstracts, [term for ranked in naming for term, _ in ranked])
+    made = make_labels(naming, acronyms=acronyms, modifiers=corpus_modifiers(abstracts), phrases=phrases)
+    labels = dict(zip(topic_ids, made, strict=True))
     labels.update(names)
     if -1 in labels:
         labels[-1] = "Outliers (no topic)"
@@ -217,14 +226,3 @@ def _topic_table(
             "named": [t in names for t in topic_ids],
         }
     )
-
-
-def _bertopic_backend(embedder: Embedder):
-    """Let BERTopic embed the user's topic names with our embedder."""
-    from bertopic.backend import BaseEmbedder
-
-    class _Backend(BaseEmbedder):
-        def embed(self, documents, verbose=False):
-            return embedder.transform(list(documents))
-
-    return _Backend()

@@ -1,8 +1,8 @@
-"""Keyword cleaning, candidate phrases, spelling for display, and labels."""
+"""Keyword cleaning, candidate phrases and spelling for display."""
 
 import numpy as np
 
-from pipeline.keywords import _drop_repeats, display_forms, make_labels, topic_terms
+from pipeline.keywords import _drop_repeats, display_forms, topic_terms
 from pipeline.textclean import clean_for_keywords, phrases, strip_markup
 
 
@@ -43,18 +43,6 @@ def test_display_forms_use_the_corpus_spelling_but_not_sentence_starts():
     texts = ["Federated learning with LoRA adapters.", "We combine LoRA with federated learning and low-rank updates."]
     forms = display_forms(texts, {"lora", "federated learning", "low rank"})
     assert forms == {"lora": "LoRA", "federated learning": "federated learning", "low rank": "low-rank"}
-
-
-def test_labels_are_short_distinct_and_a_term_names_the_topic_where_it_weighs_most():
-    topics = [
-        [("large language models", 0.5), ("KV cache", 0.45), ("memory", 0.3)],
-        [("large language models", 0.9), ("LoRA", 0.8), ("fine-tuning", 0.7)],
-        [("large language models", 0.4), ("KV cache", 0.3), ("memory", 0.2), ("attention", 0.1)],
-    ]
-    labels = make_labels(topics)
-    assert labels[0] == "KV cache, memory"
-    assert labels[1] == "Large language models, LoRA"
-    assert len(set(labels)) == 3
 
 
 def test_topic_terms_prefer_terms_several_papers_share():

@@ -61,12 +61,12 @@ def test_outliers_are_moved_by_default_and_flagged(sample_tfidf):
 
 def test_named_topics_take_their_name_and_unmatched_names_are_reported(sample_tfidf):
     abstracts, embeddings, embedder = sample_tfidf
-    settings = BuildSettings(seed=1, named_topics=("federated learning clients", "quantum chromodynamics"),
-                             named_topic_threshold=0.2)  # fmt: skip
+    settings = BuildSettings(seed=1, named_topics=("federated learning", "quantum chromodynamics"))
     topics = find_topics(abstracts, embeddings, settings=settings, embedder=embedder)
     named = topics.table[topics.table["named"]]
-    assert named["label"].tolist() == ["federated learning clients"]
-    matched = np.where((topics.topic_id == named["topic_id"].iloc[0]) & ~topics.was_outlier)[0]
+    assert named["label"].tolist() == ["federated learning"] and named["topic_id"].tolist() == [0]
+    matched = np.flatnonzero(topics.topic_id == 0)
     assert len(matched) >= 2 and all("federated" in abstracts[i].lower() for i in matched)
+    assert not topics.was_outlier[matched].any()
     assert list(topics.unmatched_names) == ["quantum chromodynamics"]
-    assert topics.unmatched_names["quantum chromodynamics"] < 0.2
+    assert (topics.table.loc[~topics.table["named"], "size"] > 0).all()

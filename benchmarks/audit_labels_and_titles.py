@@ -1,0 +1,143 @@
+"""Write docs/label-audit.md and docs/title-audit.md from fresh builds, for a reader to judge.
+
+    .venv/bin/python benchmarks/audit_labels_and_titles.py                  # sample and ml5k
+    .venv/bin/python benchmarks/audit_labels_and_titles.py --corpora sample # a minute
+
+The label audit lists, per topic, its label, top keywords and three most representative
+titles (the papers closest to the topic's centre), for the bundled sample and for 5,000
+ml_venues abstracts (the seeded sample `compare_with_bertopic.py` draws; skipped when
+../shared/data is absent). The title audit lists every derived title of the sample beside
+the abstract's first sentence. What a reader writes in the docs survives a rerun: the notes
+between the `reader-notes` markers, and each title's verdict as long as the title is unchanged
+(a changed title is marked "to review"). Builds use the default settings and the embedding
+cache ($TOPIC_EXPLORER_CACHE), so a rerun after a clustering change embeds nothing new.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from compare_with_bertopic import corpus_files
+
+from pipeline.build import run_build
+from pipeline.buildfolder import read_build
+from pipeline.settings import BuildSettings
+from pipeline.textclean import strip_markup
+
+DOCS = Path(__file__).resolve().parents[1] / "docs"
+KEYWORDS_SHOWN = 8
+TITLES_SHOWN = 3
+COMMAND = "`.venv/bin/python benchmarks/audit_labels_and_titles.py` (add `--corpora sample` for the sample only)"
+_NOTES = re.compile(r"<!-- reader-notes:(?P<corpus>\w+) -->\n(?P<notes>.*?)<!-- /reader-notes -->", re.DOTALL)
+_VERDICT_ROW = re.compile(
+    r"^\| `(?P<id>p[0-9a-f]{12})` \| (?P<title>.*?) \| .*? \| (?P<verdict>[^|]*) \|$", re.MULTILINE
+)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--corpora", nargs="+", choices=("sample", "ml5k"), default=["sample", "ml5k"])
+    args = parser.parse_args()
+    label_doc, title_doc = DOCS / "label-audit.md", DOCS / "title-audit.md"
+    notes = _kept_notes(label_doc)
+    sections = _kept_sections(label_doc)
+    with tempfile.TemporaryDirectory() as scratch:
+        for name in args.corpora:
+            paths = corpus_files(name, Path(scratch))
+            if not paths:
+                print(f"skipping {name}: its data file is not in ../shared/data", file=sys.stderr)
+                continue
+            print(f"building {name} ...", file=sys.stderr, flush=True)
+            build = Path(scratch) / name
+            run_build(paths, build, BuildSettings())
+            sections[name] = label_section(name, read_build(build), notes.get(name, ""))
+            if name == "sample":
+                title_doc.write_text(title_audit(read_build(build), _kept_verdicts(title_doc)), encoding="utf-8")
+    label_doc.write_text(label_audit(sections), encoding="utf-8")
+    print(f"wrote {label_doc} and {title_doc}", file=sys.stderr)
+    return 0
+
+
+def label_section(name: str, build, notes: str) -> str:
+    papers, topics = build.papers, build.topics.sort_values("size", ascending=False)
+    lines = [
+        f"## {name}: {len(papers):,} papers, {len(topics)} topics",
+        "",
+        "| topic | papers | label | top keywords | most representative titles |",
+        "|---|---|---|---|---|",
+    ]
+    for topic in topics.itertuples():
+        members = papers[(papers["topic_id"] == topic.topic_id) & ~papers["was_outlier"]]
+        titles = members.sort_values("confidence", ascending=False)["title"].head(TITLES_SHOWN)
+        lines.append(
+            f"| {topic.topic_id} | {topic.size} | **{_cell(topic.label)}** | "
+            f"{_cell(', '.join(topic.keywords[:KEYWORDS_SHOWN]))} | {'<br>'.join(_cell(t) for t in titles)} |"
+        )
+    notes = notes or "_What a reader would still rename: to be written after reading the table above._\n"
+    return "\n".join([*lines, "", f"<!-- reader-notes:{name} -->", notes.rstrip() + "\n<!-- /reader-notes -->", ""])
+
+
+def label_audit(sections: dict[str, str]) -> str:
+    head = [
+        "# Label audit",
+        "",
+        "Each topic's label, its top keywords and the three papers closest to its centre, built with",
+        "the default settings (ml5k: the 5,000 ml_venues abstracts `benchmarks/compare_with_bertopic.py`",
+        f"samples with seed 0, real titles). Regenerate after a clustering or labelling change with {COMMAND};",
+        "the reader's notes under each table are kept.",
+        "",
+        "",
+    ]
+    return "\n".join(head) + "\n".join(sections[name] for name in ("sample", "ml5k") if name in sections)
+
+
+def title_audit(build, verdicts: dict[str, tuple[str, str]]) -> str:
+    lines = [
+        "# Title audit: the derived titles of the bundled sample",
+        "",
+        "The sample's 38 abstracts come without titles; each title is derived from its abstract",
+        f"(`pipeline/titles.py`). Regenerate with {COMMAND}; a verdict is kept while its title is",
+        "unchanged. Beside each title, the abstract's first sentence, which the title should beat.",
+        "",
+        "| paper | derived title | abstract's first sentence | verdict |",
+        "|---|---|---|---|",
+    ]
+    given = []
+    for paper in build.papers.itertuples():
+        kept_title, verdict = verdicts.get(paper.paper_id, ("", ""))
+        verdict = verdict if kept_title == _cell(paper.title) else "to review"
+        given.append(verdict.split(":", 1)[0].split(" (", 1)[0])
+        first = re.split(r"(?<=[.!?])\s+(?=[A-Z])", strip_markup(paper.abstract), maxsplit=1)[0]
+        lines.append(f"| `{paper.paper_id}` | {_cell(paper.title)} | {_cell(first)} | {verdict} |")
+    tally = ", ".join(f"{given.count(v)} {v}" for v in dict.fromkeys(sorted(given)))
+    return "\n".join([*lines, "", f"Verdicts: {tally}.", ""])
+
+
+def _kept_notes(doc: Path) -> dict[str, str]:
+    text = doc.read_text(encoding="utf-8") if doc.exists() else ""
+    return {m["corpus"]: m["notes"] for m in _NOTES.finditer(text)}
+
+
+def _kept_sections(doc: Path) -> dict[str, str]:
+    """Sections of corpora not rebuilt this time stay as they were."""
+    text = doc.read_text(encoding="utf-8") if doc.exists() else ""
+    parts = re.split(r"(?m)^(?=## )", text)[1:]
+    return {part.split(":", 1)[0][3:].strip(): part for part in parts}
+
+
+def _kept_verdicts(doc: Path) -> dict[str, tuple[str, str]]:
+    text = doc.read_text(encoding="utf-8") if doc.exists() else ""
+    return {m["id"]: (m["title"], m["verdict"].strip()) for m in _VERDICT_ROW.finditer(text)}
+
+
+def _cell(text: str) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
