@@ -1,16 +1,22 @@
 """Run the pipeline's stages in order and write the build: the one function the CLI calls.
 
-ingest -> embed -> reduce + cluster (BERTopic) -> keywords -> layout -> evaluate -> write.
-Data passes between stages explicitly; nothing is written until every stage succeeded.
+ingest -> embed the fit sample -> fit (reduce + cluster) -> layout -> per batch of papers: embed,
+assign, place, count terms -> keywords -> evaluate -> write.
+
+Fitting sees the fit sample (every paper, up to `--fit-sample`); the per-batch stages
+(`pipeline.batches`) run in this process or on a Dask cluster (`pipeline.engine`) and their
+results are written batch by batch. Data passes between stages explicitly; nothing replaces the
+previous build until every stage succeeded.
 """
 
 from __future__ import annotations
 
-import copy
+import hashlib
 import logging
 import platform
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import partial
 from importlib import metadata
 from pathlib import Path
 
@@ -18,22 +24,28 @@ import numpy as np
 import pandas as pd
 
 from pipeline import __version__
-from pipeline.buildfolder import check_destination, write_build
+from pipeline.batches import NOT_FIXED, Batch, BatchResult, Fitted, apply_batch
+from pipeline.buildfolder import STORED_PAPER_COLUMNS, BuildWriter, ModelParts, check_destination
+from pipeline.describe import describe_topics
 from pipeline.embed import Embedder, make_embedder
-from pipeline.embed_cache import CachedEmbedder, CacheStats
+from pipeline.embed_cache import CacheStats, EmbeddingCache, embed_all
+from pipeline.engine import Engine, InProcess
 from pipeline.errors import UserError
+from pipeline.fit import Fit, fit_topics
 from pipeline.ingest import Corpus, load_corpus, sample_files
 from pipeline.layout import map_coordinates
 from pipeline.quality import Quality, assess
 from pipeline.settings import MIN_PAPERS, BuildSettings
+from pipeline.terms import TermCounts, vocabulary
 from pipeline.timing import StageTimer
-from pipeline.topics import Topics, find_topics
+from pipeline.topicmodel import PLACE_NEIGHBOURS, POOR_FIT_QUANTILE, MapLayout
 
 log = logging.getLogger(__name__)
 
-STAGES = ("ingest", "embed", "reduce", "cluster", "keywords", "layout", "evaluate", "write")
+STAGES = ("ingest", "embed", "reduce", "cluster", "layout", "assign", "keywords", "evaluate", "write")
+BATCH_ROWS = 2000  # papers per batch (a Dask task; a row group of papers.parquet)
 REPORTED_PACKAGES = (
-    "bertopic", "umap-learn", "hdbscan", "sentence-transformers", "torch", "scikit-learn", "numpy", "pandas", "pyarrow"
+    "umap-learn", "hdbscan", "sentence-transformers", "torch", "scikit-learn", "numpy", "pandas", "pyarrow", "dask"
 )  # fmt: skip
 
 
@@ -43,10 +55,14 @@ class BuildResult:
 
     path: Path
     corpus: Corpus
-    topics: Topics
+    table: pd.DataFrame  # the topics, as written
+    topic_id: np.ndarray  # per paper
+    was_outlier: np.ndarray  # per paper
+    unmatched_names: dict[str, float]
     quality: Quality
     cache: CacheStats | None  # papers reused from / added to the embedding cache
-    seconds: dict[str, float]
+    seconds: dict[str, float] = field(default_factory=dict)
+    engine: str = "in this process"
 
 
 def run_build(
@@ -55,77 +71,194 @@ def run_build(
     settings: BuildSettings,
     *,
     embedder: Embedder | None = None,
+    engine: Engine | None = None,
     progress: bool = False,
 ) -> BuildResult:
     """Build `inputs` (the bundled sample when empty) into the build folder `out`.
 
-    `embedder` replaces the one `settings.embedder` names (tests pass a fast fake).
+    `embedder` replaces the one `settings.embedder` names (tests pass a fast fake); `engine` runs
+    the per-batch stages (default: in this process).
     """
     check_destination(out)
+    engine = engine or InProcess()
     timer = StageTimer()
     with timer.stage("ingest"):
         corpus = load_corpus(
             list(inputs) or sample_files(), text_column=settings.text_column, title_column=settings.title_column
         )
-    n_papers = len(corpus.papers)
-    if n_papers < MIN_PAPERS:
+    papers = corpus.papers
+    if len(papers) < MIN_PAPERS:
         raise UserError(
-            f"found {n_papers} usable abstracts; topic modelling needs at least {MIN_PAPERS}: add more papers"
+            f"found {len(papers)} usable abstracts; topic modelling needs at least {MIN_PAPERS}: add more papers"
         )
-    abstracts = corpus.papers["abstract"].tolist()
-    embedder = embedder or _default_embedder(settings, progress)
-    log.info("Read %d papers; embedding them with %s ...", n_papers, embedder.name)
+    embedder = embedder or make_embedder(settings.embedder, seed=settings.seed, device=settings.device)
+    cache = EmbeddingCache(None if embedder.fits_corpus else settings.cache_dir, embedder.name)
+    stats = CacheStats()
+    abstracts = papers["abstract"].tolist()
+    sample = fit_sample_rows(papers["paper_id"], settings.fit_sample, settings.seed)
+    sample_texts = [abstracts[i] for i in sample]
+    log.info(
+        "Read %d papers; embedding %d of them with %s %s ...",
+        len(papers),
+        len(sample),
+        embedder.name,
+        engine.description,
+    )
     with timer.stage("embed"):
-        embeddings = embedder.fit_transform(abstracts)
-    cache = copy.copy(getattr(embedder, "stats", None))  # papers only, before keywords use the embedder
+        if embedder.fits_corpus:
+            embedder.fit(sample_texts)
+        vectors = embed_all(sample_texts, embedder, cache, engine=engine, progress=progress, stats=stats)
+    embed_here = partial(embed_all, embedder=embedder, cache=cache)  # topic names and keyword candidates
     log.info("Finding topics ...")
-    topics = find_topics(abstracts, embeddings, settings=settings, embedder=embedder, timer=timer)
+    fit = fit_topics(vectors, sample_texts, settings=settings, embed=embed_here, timer=timer)
     log.info("Drawing the map ...")
     with timer.stage("layout"):
-        xy = map_coordinates(embeddings, seed=settings.seed, neighbors=topics.parameters.umap_neighbors)
-    papers = _papers_table(corpus, topics, xy)
-    with timer.stage("evaluate"):
-        quality = assess(abstracts, topics.topic_id, topics.was_outlier, topics.table)
-    topic_table = topics.table.merge(quality.per_topic[["topic_id", "coherence"]], on="topic_id", how="left")
-    with timer.stage("write"):
-        manifest = _manifest(corpus, topics, quality, settings, embedder, embeddings, cache, timer.seconds)
-        path = write_build(out, papers, topic_table, embeddings, manifest)
-    return BuildResult(path, corpus, topics, quality, cache, dict(timer.seconds))
+        xy = map_coordinates(vectors, fit.neighbours, seed=settings.seed, n_neighbors=fit.parameters.umap_neighbors)
+    fitted = Fitted(
+        embedder=embedder,
+        model=fit.model,
+        layout=MapLayout(vectors, xy),
+        terms=vocabulary(sample_texts),
+        topic_ids=np.union1d(fit.model.topic_ids, [-1] if settings.keep_outliers else []).astype(np.int64),
+        keep_outliers=settings.keep_outliers,
+    )
+    fixed = _FixedBySample(sample, fit, xy)
+    with BuildWriter(out, len(papers), vectors.shape[1]) as writer:
+        with timer.stage("assign"):
+            counts, topic_id, was_outlier = _apply_to_all(papers, fixed, fitted, cache, engine, writer, stats, progress)
+        with timer.stage("keywords"):
+            table = describe_topics(
+                counts,
+                fit.model,
+                fit.names,
+                texts=sample_texts,
+                text_topics=topic_id[sample],
+                embed_terms=embed_here,
+                keywords_per_topic=settings.keywords_per_topic,
+            )
+        with timer.stage("evaluate"):
+            quality = assess(sample_texts, topic_id, was_outlier, table)
+        table = table.merge(quality.per_topic[["topic_id", "coherence"]], on="topic_id", how="left")
+        with timer.stage("write"):
+            manifest = _manifest(corpus, fit, quality, settings, embedder, vectors.shape[1], stats, timer.seconds)
+            manifest |= {"engine": engine.description, "fit_sample": len(sample)}
+            model = ModelParts(fit.model, counts.to_frame(), embedder.state() if embedder.fits_corpus else None)
+            path = writer.commit(table, manifest, model)
+    return BuildResult(
+        path, corpus, table, topic_id, was_outlier, fit.unmatched_names, quality,
+        None if embedder.fits_corpus else stats, dict(timer.seconds), engine.description,
+    )  # fmt: skip
 
 
-def _default_embedder(settings: BuildSettings, progress: bool) -> Embedder:
-    embedder = make_embedder(settings.embedder, seed=settings.seed)
-    if settings.embedder == "tfidf":
-        return embedder  # fitted on each corpus: nothing to cache
-    return CachedEmbedder(embedder, settings.cache_dir, progress=progress)
+def fit_sample_rows(paper_ids: pd.Series, size: int, seed: int) -> np.ndarray:
+    """Row positions of the fit sample, in corpus order: every paper, or a seeded choice of `size`.
+
+    A paper's chance depends only on its id and the seed, so the same corpus in any order, split
+    into any batches, gives the same sample.
+    """
+    if len(paper_ids) <= size:
+        return np.arange(len(paper_ids))
+    ranks = np.array([int(hashlib.sha256(f"{seed}:{pid}".encode()).hexdigest()[:15], 16) for pid in paper_ids])
+    return np.sort(np.argpartition(ranks, size - 1)[:size])
 
 
-def _papers_table(corpus: Corpus, topics: Topics, xy: np.ndarray) -> pd.DataFrame:
-    labels = dict(zip(topics.table["topic_id"], topics.table["label"], strict=True))
+@dataclass(frozen=True)
+class _FixedBySample:
+    """What the fit decided for the fit sample's papers: topics (-1: left out) and map positions."""
+
+    rows: np.ndarray  # positions of the sample in the corpus, sorted
+    fit: Fit
+    xy: np.ndarray
+
+    def for_rows(self, start: int, stop: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """For corpus rows [start, stop): fixed topic (or NOT_FIXED), position (or NaN), sample index (or -1)."""
+        n = stop - start
+        where = np.full(n, -1, dtype=np.int64)
+        low, high = np.searchsorted(self.rows, [start, stop])
+        where[self.rows[low:high] - start] = np.arange(low, high)
+        in_sample = where >= 0
+        topic = np.full(n, NOT_FIXED, dtype=np.int64)
+        topic[in_sample] = self.fit.labels[where[in_sample]]
+        xy = np.full((n, 2), np.nan, dtype=np.float32)
+        xy[in_sample] = self.xy[where[in_sample]]
+        return topic, xy, where
+
+
+def _apply_to_all(
+    papers: pd.DataFrame,
+    fixed: _FixedBySample,
+    fitted: Fitted,
+    cache: EmbeddingCache,
+    engine: Engine,
+    writer: BuildWriter,
+    stats: CacheStats,
+    progress: bool,
+) -> tuple[TermCounts, np.ndarray, np.ndarray]:
+    """Every paper through `apply_batch`, batch by batch; each result is written as it arrives."""
+    from tqdm.auto import tqdm
+
+    dimensions = fitted.layout.vectors.shape[1]
+    starts = range(0, len(papers), BATCH_ROWS)
+
+    def batches():
+        for start in starts:
+            stop = min(start + BATCH_ROWS, len(papers))
+            topic, xy, where = fixed.for_rows(start, stop)
+            texts = papers["abstract"].iloc[start:stop].tolist()
+            vectors = np.full((stop - start, dimensions), np.nan, dtype=np.float32)
+            vectors[where >= 0] = fitted.layout.vectors[where[where >= 0]]
+            outside = np.flatnonzero(where < 0)
+            for row, vector in zip(outside, cache.get([texts[i] for i in outside]), strict=True):
+                if vector is not None:
+                    vectors[row] = vector
+            yield Batch(texts, vectors, topic, xy)
+
+    outside_sample = len(papers) - len(fixed.rows)
+    bar = tqdm(total=outside_sample, desc="Assigning", unit="paper", disable=not (progress and outside_sample))
+    counts, topic_ids, outliers = None, [], []
+    for start, result in zip(starts, engine.map(apply_batch, batches(), fitted=fitted), strict=True):
+        rows = papers.iloc[start : start + len(result.topic_id)]
+        in_sample = fixed.for_rows(start, start + len(rows))[2] >= 0
+        new = np.flatnonzero(result.embedded)
+        cache.put([rows["abstract"].iloc[i] for i in new], result.vectors[new])
+        stats.embedded += len(new)
+        stats.reused += int((~in_sample).sum()) - len(new)
+        writer.add(_paper_rows(rows, result, in_sample), result.vectors)
+        counts = result.terms if counts is None else counts + result.terms
+        topic_ids.append(result.topic_id)
+        outliers.append(result.was_outlier)
+        bar.update(int((~in_sample).sum()))
+    bar.close()
+    return counts, np.concatenate(topic_ids), np.concatenate(outliers)
+
+
+def _paper_rows(rows: pd.DataFrame, result: BatchResult, in_sample: np.ndarray) -> pd.DataFrame:
     core = pd.DataFrame(
         {
-            "paper_id": corpus.papers["paper_id"],
-            "title": corpus.papers["title"],
-            "abstract": corpus.papers["abstract"],
-            "topic_id": topics.topic_id,
-            "topic_label": [labels[t] for t in topics.topic_id],
-            "confidence": topics.confidence.round(4),
-            "was_outlier": topics.was_outlier,
-            "x": xy[:, 0],
-            "y": xy[:, 1],
+            "paper_id": rows["paper_id"].to_numpy(),
+            "title": rows["title"].to_numpy(),
+            "abstract": rows["abstract"].to_numpy(),
+            "topic_id": result.topic_id,
+            "confidence": result.confidence.round(4),
+            "was_outlier": result.was_outlier,
+            "fit_sample": in_sample,
+            "x": result.xy[:, 0],
+            "y": result.xy[:, 1],
         }
     )
-    return pd.concat([core, corpus.papers[corpus.metadata_columns]], axis=1)
+    assert list(core.columns) == list(STORED_PAPER_COLUMNS)
+    metadata_columns = [c for c in rows.columns if c not in ("paper_id", "title", "abstract")]
+    return pd.concat([core, rows[metadata_columns].reset_index(drop=True)], axis=1)
 
 
 def _manifest(
     corpus: Corpus,
-    topics: Topics,
+    fit: Fit,
     quality: Quality,
     settings: BuildSettings,
     embedder: Embedder,
-    embeddings: np.ndarray,
-    cache: CacheStats | None,
+    dimensions: int,
+    stats: CacheStats,
     seconds: dict[str, float],
 ) -> dict:
     return {
@@ -138,21 +271,27 @@ def _manifest(
             "duplicates_dropped": corpus.duplicates_dropped,
             "papers": len(corpus.papers),
             "titles_derived": corpus.titles_derived,
-            "topics": int((topics.table["topic_id"] >= 0).sum()),
-            "outliers": int(topics.was_outlier.sum()),
+            "topics": int(quality.n_topics),
+            "outliers": round(quality.outlier_share * len(corpus.papers)),
         },
         "settings": settings.to_dict(),
         "seed": settings.seed,
-        "parameters": topics.parameters_dict(),
+        "parameters": {
+            **fit.parameters.as_dict(),
+            "poor_fit_quantile": POOR_FIT_QUANTILE,
+            "place_neighbours": PLACE_NEIGHBOURS,
+        },
         "embedder": {
             "name": embedder.name,
-            "dimensions": int(embeddings.shape[1]),
-            "papers_from_cache": cache.reused if cache else None,
-            "papers_embedded": cache.embedded if cache else len(embeddings),
+            "kind": settings.embedder,
+            "device": settings.device,
+            "dimensions": dimensions,
+            "papers_from_cache": None if embedder.fits_corpus else stats.reused,
+            "papers_embedded": stats.embedded,
         },
         "named_topics": {
-            "matched": [n for n in settings.named_topics if n not in topics.unmatched_names],
-            "unmatched": {name: round(score, 3) for name, score in topics.unmatched_names.items()},
+            "matched": list(fit.names.values()),
+            "unmatched": {name: round(score, 3) for name, score in fit.unmatched_names.items()},
         },
         "metadata_columns": corpus.metadata_columns,
         "quality": quality.summary(),

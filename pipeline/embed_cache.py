@@ -1,24 +1,29 @@
 """An on-disk embedding cache, so a rebuild embeds only texts it has not seen.
 
-Entries are keyed by the embedder's name (model and windowing) and the SHA-256 of the
-exact text, so a changed text or a changed model never reuses a stale vector. Storage is
-`diskcache` (SQLite underneath), safe to share between processes.
+Entries are keyed by the embedder's name (model and windowing) and the SHA-256 of the exact text,
+so a changed text or a changed model never reuses a stale vector. Storage is `diskcache` (SQLite
+underneath), safe to share between processes. The cache stays with the process that runs the
+build: it is looked up before texts go to the embedder (here or on Dask workers) and filled as
+their vectors come back, batch by batch, so an interrupted run keeps its work.
 """
 
 from __future__ import annotations
 
 import hashlib
 import logging
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
+from pipeline.batches import embed_batch
 from pipeline.embed import Embedder
+from pipeline.engine import Engine, InProcess
 
 log = logging.getLogger(__name__)
 
-STORE_EVERY = 128  # texts embedded between cache writes and progress updates
+BATCH_SIZE = 128  # texts per embedding task, cache write and progress update
 PROGRESS_FROM = 100  # smaller jobs (a few topic names) finish before a bar would help
 
 
@@ -28,43 +33,70 @@ class CacheStats:
     embedded: int = 0
 
 
-class CachedEmbedder:
-    """Wraps a stateless embedder (one whose vector for a text never depends on the corpus)."""
+class EmbeddingCache:
+    """Vectors by embedder name and text; `None` in `directory` means nothing is kept (a corpus-fitted embedder)."""
 
-    def __init__(self, inner: Embedder, cache_dir: Path, *, progress: bool = False):
-        self.inner = inner
-        self.progress = progress
-        self.name = inner.name
-        self.cache_dir = Path(cache_dir) / "embeddings"
-        self.stats = CacheStats()
+    def __init__(self, directory: Path | None, embedder_name: str):
+        self.directory = Path(directory) / "embeddings" if directory is not None else None
+        self.embedder_name = embedder_name
 
-    def fit_transform(self, texts: list[str]) -> np.ndarray:
-        return self.transform(texts)
+    def key(self, text: str) -> str:
+        return f"{self.embedder_name}:{hashlib.sha256(text.encode('utf-8')).hexdigest()}"
 
-    def transform(self, texts: list[str]) -> np.ndarray:
+    def get(self, texts: list[str]) -> list[np.ndarray | None]:
+        if self.directory is None:
+            return [None] * len(texts)
         from diskcache import Cache
-        from tqdm.auto import tqdm
 
-        keys = [self._key(text) for text in texts]
-        with Cache(str(self.cache_dir)) as cache:
-            found = {key: cache.get(key) for key in dict.fromkeys(keys)}
-            missing = [key for key, value in found.items() if value is None]
-            text_of = dict(zip(keys, texts, strict=True))
-            show = self.progress and len(missing) >= PROGRESS_FROM
-            bar = tqdm(total=len(missing), desc="Embedding", unit="text", disable=not show, leave=False)
-            for start in range(0, len(missing), STORE_EVERY):  # an interrupted run keeps its work
-                block = missing[start : start + STORE_EVERY]
-                vectors = self.inner.transform([text_of[key] for key in block])
-                with cache.transact():
-                    for key, vector in zip(block, vectors, strict=True):
-                        found[key] = np.asarray(vector, dtype=np.float32).tobytes()
-                        cache.set(key, found[key])
-                bar.update(len(block))
-            bar.close()
-        self.stats.embedded += len(missing)
-        self.stats.reused += len(found) - len(missing)
-        log.debug("embeddings: %d reused from cache, %d computed", len(found) - len(missing), len(missing))
-        return np.stack([np.frombuffer(found[key], dtype=np.float32) for key in keys])
+        with Cache(str(self.directory)) as cache:
+            found = [cache.get(self.key(text)) for text in texts]
+        return [None if value is None else np.frombuffer(value, dtype=np.float32) for value in found]
 
-    def _key(self, text: str) -> str:
-        return f"{self.name}:{hashlib.sha256(text.encode('utf-8')).hexdigest()}"
+    def put(self, texts: list[str], vectors: np.ndarray) -> None:
+        if self.directory is None:
+            return
+        from diskcache import Cache
+
+        with Cache(str(self.directory)) as cache, cache.transact():
+            for text, vector in zip(texts, vectors, strict=True):
+                cache.set(self.key(text), np.asarray(vector, dtype=np.float32).tobytes())
+
+
+def embed_all(
+    texts: list[str],
+    embedder: Embedder,
+    cache: EmbeddingCache,
+    *,
+    engine: Engine | None = None,
+    progress: bool = False,
+    stats: CacheStats | None = None,
+) -> np.ndarray:
+    """Vectors for `texts`: from the cache where it has them, from the embedder (via `engine`) otherwise."""
+    from tqdm.auto import tqdm
+
+    engine = engine or InProcess()
+    unique = list(dict.fromkeys(texts))
+    vectors = dict(zip(unique, cache.get(unique), strict=True))
+    missing = [text for text, vector in vectors.items() if vector is None]
+    bar = tqdm(
+        total=len(missing), desc="Embedding", unit="text", disable=not (progress and len(missing) >= PROGRESS_FROM)
+    )
+    blocks = [missing[start : start + BATCH_SIZE] for start in range(0, len(missing), BATCH_SIZE)]
+    for block, block_vectors in zip(blocks, engine.map(embed_batch, blocks, embedder=embedder), strict=True):
+        cache.put(block, block_vectors)
+        vectors.update(zip(block, block_vectors, strict=True))
+        bar.update(len(block))
+    bar.close()
+    if stats is not None:
+        stats.embedded += len(missing)
+        stats.reused += len(unique) - len(missing)
+    log.debug("embeddings: %d reused from cache, %d computed", len(unique) - len(missing), len(missing))
+    if not texts:
+        return np.zeros((0, 0), dtype=np.float32)
+    return np.stack([vectors[text] for text in texts]).astype(np.float32, copy=False)
+
+
+def batches_of(items: list, size: int = BATCH_SIZE) -> Iterator[list]:
+    """`items` in consecutive slices of at most `size`."""
+    for start in range(0, len(items), size):
+        yield items[start : start + size]

@@ -22,10 +22,9 @@ from dataclasses import dataclass
 from itertools import pairwise
 
 import numpy as np
-from scipy import sparse
-from sklearn.feature_extraction.text import CountVectorizer
 
-from pipeline.textclean import TOKEN_PATTERN, phrases, strip_markup
+from pipeline.terms import TermCounts, class_tfidf
+from pipeline.textclean import TOKEN_PATTERN, strip_markup
 
 LABEL_POOL = 10  # labels draw on a topic's best keywords only
 MIN_PAPERS_PER_KEYWORD = 2
@@ -37,22 +36,6 @@ _WORD = re.compile(TOKEN_PATTERN)
 _SENTENCE_START = re.compile(r"(?:^|[.!?:]\s+)$")
 
 
-def keyword_min_df(n_papers: int) -> int:
-    """In how many papers a term must occur to be a keyword candidate: 2 from 200 papers on."""
-    return 1 if n_papers < 200 else 2
-
-
-def keyword_vectorizer(n_papers: int) -> CountVectorizer:
-    """Counts the keyword candidates of each paper; rare terms dropped on larger corpora."""
-    return CountVectorizer(analyzer=phrases, min_df=keyword_min_df(n_papers))
-
-
-def unit_centre(vectors: np.ndarray) -> np.ndarray:
-    """The mean of `vectors`, scaled to length 1: a topic's centre, for cosine similarities."""
-    centre = vectors.mean(axis=0)
-    return centre / (np.linalg.norm(centre) or 1.0)
-
-
 @dataclass
 class TopicTerms:
     """A topic's describing terms, (lowercase term, score) pairs, best first."""
@@ -62,28 +45,32 @@ class TopicTerms:
 
 
 def topic_terms(
-    abstracts: list[str],
-    topic_id: np.ndarray,
-    embeddings: np.ndarray,
+    counts: TermCounts,
+    centres: dict[int, np.ndarray],
     embed_terms: Callable[[list[str]], np.ndarray],
     *,
     top_n: int,
 ) -> dict[int, TopicTerms]:
-    """Keywords and naming terms of each topic.
+    """Keywords and naming terms of each topic, from its term counts and its centre in embedding space.
 
     c-TF-IDF proposes candidates; each is scored by how close its embedding is to the
     topic's centre times a power of its relative c-TF-IDF weight (in the spirit of
     BERTopic's KeyBERTInspired). Keywords use the square, so words the topic's papers share
     rank high (they make coherent, recognisable lists); the label uses the square root,
     so the most telling phrases name the topic ("Bandit algorithms, regret bounds").
+    `centres` maps each topic id to its unit centre; topics without one (the outliers) keep
+    their c-TF-IDF order.
     """
-    candidates = _ctfidf_candidates(abstracts, topic_id, CANDIDATES_PER_KEYWORD * top_n)
+    candidates = _ctfidf_candidates(counts, CANDIDATES_PER_KEYWORD * top_n)
     terms = sorted({term for pairs in candidates.values() for term, _ in pairs})
     term_vectors = dict(zip(terms, embed_terms(terms), strict=True)) if terms else {}
     result = {}
     for topic, pairs in candidates.items():
-        centre = unit_centre(embeddings[topic_id == topic])
-        closeness = [max(float(term_vectors[term] @ centre), 0.0) for term, _ in pairs]
+        centre = centres.get(topic)
+        if centre is None:
+            closeness = [1.0] * len(pairs)
+        else:
+            closeness = [max(float(term_vectors[term] @ centre), 0.0) for term, _ in pairs]
         relative = [weight / pairs[0][1] for _, weight in pairs]
 
         def ranked(power: float, closeness=closeness, relative=relative, pairs=pairs) -> list[tuple[str, float]]:
@@ -94,23 +81,14 @@ def topic_terms(
     return result
 
 
-def _ctfidf_candidates(abstracts: list[str], topic_id: np.ndarray, count: int) -> dict[int, list[tuple[str, float]]]:
+def _ctfidf_candidates(counts: TermCounts, count: int) -> dict[int, list[tuple[str, float]]]:
     """Each topic's best `count` terms by c-TF-IDF, among terms at least two of its papers use."""
-    from bertopic.vectorizers import ClassTfidfTransformer
-
-    vectorizer = keyword_vectorizer(len(abstracts))
-    papers_terms = vectorizer.fit_transform(abstracts)
-    topics = np.unique(topic_id)
-    rows = np.searchsorted(topics, topic_id)
-    membership = sparse.csr_matrix((np.ones(len(topic_id)), (rows, np.arange(len(topic_id)))))
-    counts = membership @ papers_terms  # topics x terms
-    weights = ClassTfidfTransformer(reduce_frequent_words=True).fit_transform(counts).toarray()
-    users = (membership @ (papers_terms > 0)).toarray()  # how many of a topic's papers use a term
-    sizes = np.asarray(membership.sum(axis=1))
-    weights[users < np.minimum(MIN_PAPERS_PER_KEYWORD, sizes)] = 0
-    terms = vectorizer.get_feature_names_out()
+    weights = class_tfidf(counts.counts)
+    users = counts.papers.toarray()
+    weights[users < np.minimum(MIN_PAPERS_PER_KEYWORD, counts.sizes)[:, None]] = 0
+    terms = np.asarray(counts.terms, dtype=object)
     result = {}
-    for row, topic in enumerate(topics):
+    for row, topic in enumerate(counts.topic_ids):
         ranked = np.argsort(-weights[row], kind="stable")[:count]
         result[int(topic)] = [(str(terms[i]), float(weights[row, i])) for i in ranked if weights[row, i] > 0]
     return result

@@ -1,23 +1,19 @@
-"""2-D map coordinates for the dashboard, from the same embeddings the topics came from."""
+"""The map: 2-D positions for the fit sample, from the same neighbours the topics came from."""
 
 from __future__ import annotations
 
 import numpy as np
 
+from pipeline.reduce import Neighbours, umap_embed
 
-def map_coordinates(embeddings: np.ndarray, *, seed: int, neighbors: int) -> np.ndarray:
-    """UMAP to two dimensions (seeded, so the same build draws the same map).
+MAP_MIN_DIST = 0.1  # how tightly UMAP may pack points on the map (0 stacks near-duplicates)
 
-    Scaled into [0, 1] by the larger side, so the map keeps its shape.
+
+def map_coordinates(vectors: np.ndarray, neighbours: Neighbours, *, seed: int, n_neighbors: int) -> np.ndarray:
+    """UMAP to two dimensions (seeded, so the same build draws the same map), scaled into [0, 1].
+
+    Scaled by the larger side, so the map keeps its shape.
     """
-    from umap import UMAP
-
-    points = UMAP(
-        n_neighbors=min(neighbors, len(embeddings) - 1),
-        n_components=2,
-        min_dist=0.1,
-        metric="cosine",
-        random_state=seed,
-    ).fit_transform(embeddings)
+    points = umap_embed(vectors, neighbours, n_neighbors=n_neighbors, n_components=2, min_dist=MAP_MIN_DIST, seed=seed)
     low, high = points.min(axis=0), points.max(axis=0)
     return ((points - low) / (max(high - low) or 1.0)).astype(np.float32)

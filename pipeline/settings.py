@@ -18,6 +18,8 @@ MIN_PAPERS = 10
 """Fewer papers than this cannot be clustered into meaningful topics."""
 
 EMBEDDERS = ("minilm", "tfidf")
+DEVICES = ("auto", "cpu", "cuda", "mps")
+MIN_FIT_SAMPLE = 1000
 MAX_NAMED_TOPIC_THRESHOLD = 5.0
 """Above this, hardly any paper is close enough to join a named topic."""
 
@@ -68,6 +70,16 @@ class BuildSettings:
         None, "Column holding the abstract in CSV/JSON/Parquet input (default: found by name)."
     )
     title_column: str | None = _setting(None, "Column holding the title (default: found by name; derived when absent).")
+    fit_sample: int = _setting(
+        50_000,
+        "Fit the topic model on at most this many papers (a seeded random sample); every other "
+        "paper is assigned to its nearest topic and placed on the map among its nearest sampled "
+        "papers. 50,000 fits in a few minutes and about 3 GB.",
+    )
+    device: str = _setting(
+        "auto",
+        "Where MiniLM runs: 'auto' (a CUDA GPU, else Apple's MPS, else the CPU), 'cpu', 'cuda' or 'mps'.",
+    )
     cache_dir: Path | None = _setting(
         None,
         "Folder for the embedding cache, so rebuilds embed only new texts "
@@ -86,6 +98,10 @@ class BuildSettings:
                 f"--named-topic-threshold={self.named_topic_threshold} should be above 0 and at most "
                 f"{MAX_NAMED_TOPIC_THRESHOLD:g} (standard deviations; default {BuildSettings.named_topic_threshold:g})"
             )
+        if self.fit_sample < MIN_FIT_SAMPLE:
+            raise UserError(f"--fit-sample={self.fit_sample} should be at least {MIN_FIT_SAMPLE:,}")
+        if self.device not in DEVICES:
+            raise UserError(f"--device {self.device!r} is unknown; use one of {', '.join(DEVICES)}")
         if self.keywords_per_topic < 1:
             raise UserError(f"--keywords-per-topic={self.keywords_per_topic} should be at least 1")
         names = [name.strip() for name in self.named_topics]

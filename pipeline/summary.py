@@ -12,11 +12,11 @@ MAX_TOPICS_LISTED = 30
 
 def build_summary(result: BuildResult) -> str:
     """What a researcher wants after a build: what went in, what came out, how long, where."""
-    corpus, topics, seconds = result.corpus, result.topics, result.seconds
+    corpus, seconds = result.corpus, result.seconds
     files = len(corpus.inputs)
-    table = topics.table[topics.table["topic_id"] >= 0]
-    outliers = int(topics.was_outlier.sum())
-    outcome = "kept in topic -1" if (topics.topic_id == -1).any() else "moved to their nearest topic"
+    table = result.table[result.table["topic_id"] >= 0]
+    outliers = int(result.was_outlier.sum())
+    outcome = "kept in topic -1" if (result.topic_id == -1).any() else "moved to their nearest topic"
     lines = [
         f"Built {len(corpus.papers)} papers into {len(table)} topics "
         f"({outliers} outliers, {outcome}) in {sum(seconds.values()):.1f} s",
@@ -32,8 +32,8 @@ def build_summary(result: BuildResult) -> str:
         lines.append(f"    {row.topic_id:>3}  {row.size:>5} papers  {row.label}{named}")
     if len(table) > MAX_TOPICS_LISTED:
         lines.append(f"    ... and {len(table) - MAX_TOPICS_LISTED} more")
-    if topics.unmatched_names:
-        lines.append(f"  named topics no paper matched: {', '.join(map(repr, topics.unmatched_names))}")
+    if result.unmatched_names:
+        lines.append(f"  named topics no paper matched: {', '.join(map(repr, result.unmatched_names))}")
     lines.append("  time: " + ", ".join(f"{stage} {seconds.get(stage, 0.0):.1f}s" for stage in STAGES))
     lines.append(
         f"  quality: coherence (NPMI) {result.quality.coherence:.3f}, diversity {result.quality.diversity:.3f}"

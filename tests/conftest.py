@@ -25,13 +25,11 @@ class FakeEmbedder:
     """
 
     name = "fake-hashed-words"
+    fits_corpus = False
 
     def __init__(self, dimensions: int = 64):
         self.dimensions = dimensions
         self.calls: list[int] = []
-
-    def fit_transform(self, texts: list[str]) -> np.ndarray:
-        return self.transform(texts)
 
     def transform(self, texts: list[str]) -> np.ndarray:
         self.calls.append(len(texts))

@@ -55,5 +55,5 @@ def test_a_topic_missing_from_the_topic_table_still_gets_a_row(tiny_build, tmp_p
     out = write_build(tmp_path / "gap", build.papers, build.topics.iloc[:2], build.embeddings(), build.manifest)
     explorer = load_explorer(out)
     assert explorer.topics["topic_id"].tolist() == [0, 1, 2]
-    assert explorer.topics.loc[2, "label"] == "Rewards" and explorer.topics.loc[2, "size"] == 2
+    assert explorer.topics.loc[2, "label"] == "Topic 2" and explorer.topics.loc[2, "size"] == 2
     assert pd.isna(explorer.topics.loc[2, "coherence"])

@@ -20,15 +20,12 @@ def test_same_input_settings_and_seed_give_identical_builds(metadata_corpus, tmp
 
 
 def test_a_rebuild_with_papers_added_embeds_only_the_new_ones(metadata_corpus, tmp_path, fake_embedder):
-    from pipeline.embed_cache import CachedEmbedder
-
     corpus = pd.read_csv(metadata_corpus)
     smaller = tmp_path / "smaller.csv"
     corpus.head(30).to_csv(smaller, index=False)
-    embedder = CachedEmbedder(fake_embedder, tmp_path / "cache")
-    run_build([smaller], tmp_path / "one", BuildSettings(), embedder=embedder)
-    again = CachedEmbedder(fake_embedder, tmp_path / "cache")
-    result = run_build([metadata_corpus], tmp_path / "two", BuildSettings(), embedder=again)
+    settings = BuildSettings(cache_dir=tmp_path / "cache")
+    run_build([smaller], tmp_path / "one", settings, embedder=fake_embedder)
+    result = run_build([metadata_corpus], tmp_path / "two", settings, embedder=fake_embedder)
     assert (result.cache.reused, result.cache.embedded) == (30, 8)
     assert read_build(result.path).manifest["embedder"]["papers_embedded"] == 8
 

@@ -7,7 +7,16 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from pipeline.buildfolder import PAPER_COLUMNS, SCHEMA_VERSION, TOPIC_COLUMNS, read_build, write_build
+from pipeline.build import STAGES
+from pipeline.buildfolder import (
+    MODEL_FILES,
+    PAPER_COLUMNS,
+    SCHEMA_VERSION,
+    TOPIC_COLUMNS,
+    read_build,
+    read_model,
+    write_build,
+)
 from pipeline.errors import UserError
 
 
@@ -30,9 +39,13 @@ def test_build_has_the_documented_schema(metadata_build):
     manifest = build.manifest
     assert manifest["schema_version"] == SCHEMA_VERSION
     assert manifest["inputs"][0]["sha256"] and manifest["counts"]["papers"] == len(papers)
-    assert {"ingest", "embed", "reduce", "cluster", "keywords", "layout", "evaluate"} == set(manifest["seconds"])
+    assert set(STAGES) - {"write"} == set(manifest["seconds"])
     assert manifest["settings"]["embedder"] == "tfidf" and "seed" in manifest and "versions" in manifest
     assert manifest["created_at"].endswith("+00:00")
+
+
+def files_of(folder):
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
 def tiny_tables():
@@ -44,15 +57,15 @@ def tiny_tables():
 def test_a_failed_write_leaves_the_previous_build_untouched(metadata_build, tmp_path, monkeypatch):
     out = tmp_path / "build"
     shutil.copytree(metadata_build, out)
-    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    before = files_of(out)
 
-    def broken_save(*args, **kwargs):
+    def broken_write(*args, **kwargs):
         raise KeyboardInterrupt  # as if the user pressed Ctrl+C mid-write
 
-    monkeypatch.setattr(np, "save", broken_save)
+    monkeypatch.setattr(pd.DataFrame, "to_parquet", broken_write)
     with pytest.raises(KeyboardInterrupt):
         write_build(out, *tiny_tables(), {})
-    assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+    assert files_of(out) == before
     assert [p.name for p in tmp_path.iterdir()] == ["build"]  # no half-written folders left behind
 
 
@@ -89,3 +102,31 @@ def test_bad_builds_are_refused_with_the_command_that_makes_one(metadata_build, 
     with pytest.raises(UserError, match=message) as caught:
         read_build(build)
     assert "topic-explorer build" in str(caught.value)
+
+
+def test_a_build_keeps_its_fitted_model_without_pickle(metadata_build):
+    build = read_build(metadata_build)
+    assert build.has_model and {p.name for p in (metadata_build / "model").iterdir()} == set(MODEL_FILES)
+    parts = read_model(build)  # np.load(..., allow_pickle=False) inside
+    assert parts.topics.topic_ids.tolist() == sorted(build.topics["topic_id"])
+    assert parts.topics.centres.shape == (len(build.topics), build.embeddings().shape[1])
+    assert set(parts.terms.columns) == {"topic_id", "term", "count", "papers"}
+    assert parts.embedder_state is not None and len(parts.embedder_state["terms"]) > 100  # a TF-IDF build
+    assert build.papers["fit_sample"].all()
+
+
+def test_version_1_builds_still_read(metadata_build, tmp_path):
+    """A version-1 build: labels stored per paper, no fit_sample column, no model."""
+    build = read_build(metadata_build)
+    old = tmp_path / "old"
+    old.mkdir()
+    stored = build.papers.drop(columns=["fit_sample"])
+    stored.to_parquet(old / "papers.parquet", index=False)
+    build.topics.to_parquet(old / "topics.parquet", index=False)
+    np.save(old / "embeddings.npy", build.embeddings())
+    (old / "manifest.json").write_text(json.dumps({**build.manifest, "schema_version": 1}))
+    again = read_build(old)
+    pd.testing.assert_frame_equal(again.papers, build.papers)
+    assert not again.has_model
+    with pytest.raises(UserError, match="no fitted model"):
+        read_model(again)

@@ -3,32 +3,62 @@
 import numpy as np
 import pytest
 
-from pipeline.embed import MiniLMEmbedder, TfidfEmbedder
-from pipeline.embed_cache import CachedEmbedder
+from pipeline.embed import MiniLMEmbedder, TfidfEmbedder, resolve_device
+from pipeline.embed_cache import CacheStats, EmbeddingCache, embed_all
+from pipeline.errors import UserError
 from pipeline.ingest import load_corpus, sample_files
 
 
 def test_cache_embeds_each_text_once_across_calls_and_processes(tmp_path, fake_embedder):
     texts = ["alpha beta", "gamma delta", "alpha beta"]
-    first = CachedEmbedder(fake_embedder, tmp_path).transform(texts)
-    again = CachedEmbedder(fake_embedder, tmp_path)
-    second = again.transform([*texts, "new text here"])
+    first = embed_all(texts, fake_embedder, EmbeddingCache(tmp_path, fake_embedder.name))
+    stats = CacheStats()
+    second = embed_all(
+        [*texts, "new text here"], fake_embedder, EmbeddingCache(tmp_path, fake_embedder.name), stats=stats
+    )
     assert fake_embedder.calls == [2, 1]  # two distinct texts, then only the new one
-    assert (again.stats.reused, again.stats.embedded) == (2, 1)
+    assert (stats.reused, stats.embedded) == (2, 1)
     np.testing.assert_array_equal(first, second[:3])
 
 
 def test_cache_keys_include_the_model_so_another_model_recomputes(tmp_path, fake_embedder):
-    CachedEmbedder(fake_embedder, tmp_path).transform(["alpha beta"])
-    fake_embedder.name = "another-model"
-    CachedEmbedder(fake_embedder, tmp_path).transform(["alpha beta"])
+    embed_all(["alpha beta"], fake_embedder, EmbeddingCache(tmp_path, fake_embedder.name))
+    embed_all(["alpha beta"], fake_embedder, EmbeddingCache(tmp_path, "another-model"))
     assert fake_embedder.calls == [1, 1]
+
+
+def test_a_cache_without_a_folder_keeps_nothing(fake_embedder):
+    cache = EmbeddingCache(None, fake_embedder.name)
+    embed_all(["alpha beta"], fake_embedder, cache)
+    embed_all(["alpha beta"], fake_embedder, cache)
+    assert fake_embedder.calls == [1, 1]
+
+
+def test_tfidf_space_saved_as_arrays_embeds_exactly_as_the_fitted_one():
+    texts = load_corpus(sample_files()).papers["abstract"].tolist()
+    fitted = TfidfEmbedder(seed=1).fit(texts)
+    state = fitted.state()
+    assert all(isinstance(value, np.ndarray) and value.dtype != object for value in state.values())
+    restored = TfidfEmbedder.from_state(state)
+    np.testing.assert_array_equal(
+        restored.transform([*texts[:5], "a new text"]), fitted.transform([*texts[:5], "a new text"])
+    )
+
+
+def test_asking_for_a_gpu_that_is_not_there_is_one_clear_error():
+    import torch
+
+    if torch.cuda.is_available():
+        pytest.skip("this machine has CUDA")
+    with pytest.raises(UserError, match="--device cuda: torch sees no such device"):
+        resolve_device("cuda")
+    assert resolve_device("auto") in ("cpu", "mps")
 
 
 def test_tfidf_embedder_gives_unit_vectors_and_embeds_new_text_in_the_same_space():
     texts = load_corpus(sample_files()).papers["abstract"].tolist()
-    embedder = TfidfEmbedder(seed=1)
-    vectors = embedder.fit_transform(texts)
+    embedder = TfidfEmbedder(seed=1).fit(texts)
+    vectors = embedder.transform(texts)
     assert vectors.shape[0] == 38 and vectors.dtype == np.float32
     np.testing.assert_allclose(np.linalg.norm(vectors, axis=1), 1.0, rtol=1e-5)
     query = embedder.transform(["federated learning clients"])

@@ -3,6 +3,7 @@
 import numpy as np
 
 from pipeline.keywords import _drop_repeats, display_forms, topic_terms
+from pipeline.terms import count_terms, vocabulary
 from pipeline.textclean import clean_for_keywords, phrases, strip_markup
 
 
@@ -56,8 +57,9 @@ def test_topic_terms_prefer_terms_several_papers_share():
     ]
     topic_id = np.array([0, 0, 0, 1, 1, 1])
     rng = np.random.default_rng(0)
-    embeddings = rng.normal(size=(6, 8))
-    terms = topic_terms(abstracts, topic_id, embeddings, lambda terms: rng.normal(size=(len(terms), 8)), top_n=5)
+    centres = {0: rng.normal(size=8), 1: rng.normal(size=8)}
+    counts = count_terms(abstracts, topic_id, np.array([0, 1]), vocabulary(abstracts))
+    terms = topic_terms(counts, centres, lambda terms: rng.normal(size=(len(terms), 8)), top_n=5)
     fed = [term for term, _ in terms[0].keywords]
     assert "federated learning" in fed and "qcs" not in fed
     assert "human feedback" in [term for term, _ in terms[1].keywords]

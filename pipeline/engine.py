@@ -1,0 +1,118 @@
+"""Where per-batch work runs: in this process, or as tasks on a Dask cluster (`--dask`).
+
+Both engines map a function over batches and give the results back in order, as they come, so
+the build can write each batch and let it go. Only the batches and one copy of the fitted model
+travel to the workers.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any, Protocol
+
+from pipeline.errors import UserError
+
+log = logging.getLogger(__name__)
+
+TASK_RETRIES = 2  # a task whose worker died is run again this many times before the build gives up
+IN_FLIGHT_PER_WORKER = 2  # batches queued per worker: enough to keep it busy, few enough to bound memory
+CONNECT_TIMEOUT = "10s"
+GIB = 2**30
+MEMORY_PER_LOCAL_WORKER = 2 * GIB  # a worker holding MiniLM and a batch stays well under this
+
+
+class Engine(Protocol):
+    """Runs `fn(item, **shared)` for every item; `shared` values are large and sent once."""
+
+    description: str
+
+    def map(self, fn: Callable[..., Any], items: Iterable[Any], **shared: Any) -> Iterator[Any]: ...
+
+    def close(self) -> None: ...
+
+
+class InProcess:
+    """Everything in this process, one batch after another."""
+
+    description = "in this process"
+
+    def map(self, fn: Callable[..., Any], items: Iterable[Any], **shared: Any) -> Iterator[Any]:
+        for item in items:
+            yield fn(item, **shared)
+
+    def close(self) -> None:
+        pass
+
+
+class DaskEngine:
+    """Batches as tasks on a Dask cluster: `local`, `local:N` (N workers) or a scheduler's address."""
+
+    def __init__(self, scheduler: str):
+        from distributed import Client, LocalCluster
+
+        self._cluster = None
+        if scheduler == "local" or scheduler.startswith("local:"):
+            workers = _local_workers(scheduler)
+            self._cluster = LocalCluster(
+                n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None
+            )
+            self.client = Client(self._cluster)
+            self.description = f"on a local Dask cluster of {workers} workers"
+        else:
+            try:
+                self.client = Client(scheduler, timeout=CONNECT_TIMEOUT)
+            except (OSError, TimeoutError, ValueError) as error:
+                raise UserError(
+                    f"cannot reach the Dask scheduler at {scheduler} ({type(error).__name__}); start one with "
+                    "'dask scheduler' and 'dask worker ADDRESS', or use --dask local"
+                ) from None
+            self.description = f"on the Dask cluster at {scheduler}"
+        self.workers = max(1, len(self.client.scheduler_info().get("workers", {})))
+
+    def map(self, fn: Callable[..., Any], items: Iterable[Any], **shared: Any) -> Iterator[Any]:
+        from distributed import KilledWorker
+
+        sent = {name: self.client.scatter(value, broadcast=True) for name, value in shared.items()}
+        pending: deque = deque()
+        try:
+            for item in items:
+                pending.append(self.client.submit(fn, item, **sent, pure=False, retries=TASK_RETRIES))
+                while len(pending) >= IN_FLIGHT_PER_WORKER * self.workers:
+                    yield pending.popleft().result()
+            while pending:
+                yield pending.popleft().result()
+        except KilledWorker:
+            raise UserError(
+                f"Dask workers kept dying while running a batch (tried {TASK_RETRIES + 1} times); "
+                "check the workers' memory and logs, then build again"
+            ) from None
+        finally:
+            for future in pending:
+                future.cancel()
+
+    def close(self) -> None:
+        self.client.close()
+        if self._cluster is not None:
+            self._cluster.close()
+
+
+def make_engine(dask: str | None) -> Engine:
+    """The engine `--dask` asks for (None: in this process)."""
+    return InProcess() if dask is None else DaskEngine(dask)
+
+
+def _local_workers(scheduler: str) -> int:
+    if scheduler == "local":
+        import psutil
+
+        return max(1, min(os.cpu_count() or 1, psutil.virtual_memory().total // MEMORY_PER_LOCAL_WORKER))
+    try:
+        workers = int(scheduler.split(":", 1)[1])
+    except ValueError:
+        workers = 0
+    if workers < 1:
+        raise UserError(f"--dask {scheduler}: give a number of workers of at least 1, e.g. local:2")
+    return workers
