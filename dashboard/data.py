@@ -10,10 +10,11 @@ import numpy as np
 import pandas as pd
 
 from dashboard.filters import ColumnFilter, column_filters
+from dashboard.launch import BUILD_ENV
 from dashboard.palette import topic_colours
 from dashboard.safetext import hover_html
 from pipeline.buildfolder import MANIFEST_FILE, Build, read_build
-from pipeline.serve import BUILD_ENV, default_sample_build
+from pipeline.settings import default_sample_build
 
 KEYWORDS_IN_EXPORT = 10
 
