@@ -72,7 +72,7 @@ class Build:
         return [c for c in self.papers.columns if c not in PAPER_COLUMNS]
 
     def embeddings(self) -> np.ndarray:
-        return np.load(self.path / EMBEDDINGS_FILE)
+        return np.load(self.path / EMBEDDINGS_FILE, allow_pickle=False)  # a build is data, never code
 
 
 def is_build(path: Path) -> bool:
@@ -98,7 +98,7 @@ def read_build(path: Path) -> Build:
         )
     try:
         manifest = json.loads((path / MANIFEST_FILE).read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError):
+    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
         raise UserError(f"{path / MANIFEST_FILE} is damaged; rebuild with: {REBUILD_HINT}") from None
     version = manifest.get("schema_version") if isinstance(manifest, dict) else None
     if version != SCHEMA_VERSION:
@@ -115,6 +115,9 @@ def read_build(path: Path) -> Build:
         absent = [c for c in columns if c not in table.columns]
         if absent:
             raise UserError(f"{path / name} lacks columns {', '.join(absent)}; rebuild with: {REBUILD_HINT}")
+    from pipeline.buildcheck import check_build  # here, as buildcheck reads this module's names
+
+    check_build(path, manifest, papers, topics)
     topics["keywords"] = topics["keywords"].map(list)
     topics["keyword_weights"] = topics["keyword_weights"].map(list)
     return Build(path=path, papers=papers, topics=topics, manifest=manifest)
