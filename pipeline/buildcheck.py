@@ -23,6 +23,7 @@ from pipeline.buildfolder import (
     TOPICS_FILE,
 )
 from pipeline.errors import UserError
+from pipeline.readers import longest_text
 from pipeline.settings import MAX_COLUMNS, MAX_TEXT_CHARS
 
 # What each documented column holds (its meaning is in buildfolder.PAPER_COLUMNS / TOPIC_COLUMNS).
@@ -134,16 +135,10 @@ def _holds(values: pd.Series, kind: str) -> bool:
 
 def _check_text_lengths(file: Path, table: pd.DataFrame) -> None:
     for column in table.columns:
-        values = table[column]
-        if isinstance(values.dtype, pd.StringDtype):
-            longest = values.str.len().max()
-        elif values.dtype == object:  # texts mixed with other values, or lists
-            longest = values.map(lambda v: len(v) if isinstance(v, str) else 0).max()
-        else:
-            continue
-        if longest > MAX_TEXT_CHARS:
+        length, _ = longest_text(table[column])
+        if length > MAX_TEXT_CHARS:
             where = repr(str(column)[:40])
-            _refuse(file, f"holds a text of {longest:,} characters in column {where} (at most {MAX_TEXT_CHARS:,})")
+            _refuse(file, f"holds a text of {length:,} characters in column {where} (at most {MAX_TEXT_CHARS:,})")
 
 
 def _check_keywords(file: Path, topics: pd.DataFrame) -> None:

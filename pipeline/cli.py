@@ -38,11 +38,16 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return args.run(args)
     except UserError as error:
-        print(f"error: {error}", file=sys.stderr)
+        print(error_line(error), file=sys.stderr)
         return EXIT_USER_ERROR
     except KeyboardInterrupt:
         print("interrupted: nothing was written", file=sys.stderr)
         return 130
+
+
+def error_line(error: UserError) -> str:
+    """The one line a user mistake prints, whatever the message quotes (a column name with a line break, say)."""
+    return "error: " + " ".join(str(error).split())
 
 
 def _parser() -> argparse.ArgumentParser:

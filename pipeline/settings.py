@@ -17,6 +17,9 @@ from pipeline.errors import UserError
 MIN_PAPERS = 10
 """Fewer papers than this cannot be clustered into meaningful topics."""
 
+MIN_SHARED_WORDS = 5
+"""Fewer words recurring across abstracts than this, and there is nothing to find topics in (a wrong column, noise)."""
+
 MAX_TEXT_CHARS = 100_000
 """Longest text a paper may hold in any field (about 30 pages): longer ones are a wrong column or a broken file."""
 
