@@ -13,8 +13,12 @@ the modelling stack.
 
 from __future__ import annotations
 
+import ctypes
+import errno
 import json
+import os
 import shutil
+import sys
 import tempfile
 import uuid
 from dataclasses import dataclass
@@ -142,9 +146,9 @@ def write_build(out: Path, papers: pd.DataFrame, topics: pd.DataFrame, embedding
             json.dumps({"schema_version": SCHEMA_VERSION, **manifest}, indent=2, default=str), encoding="utf-8"
         )
         if out.exists():
-            previous = out.with_name(f".{out.name}.previous-{uuid.uuid4().hex[:8]}")
-            out.rename(previous)
-        staging.rename(out)
+            previous = _swap(staging, out)
+        else:
+            staging.rename(out)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         if previous is not None and not out.exists():
@@ -153,6 +157,37 @@ def write_build(out: Path, papers: pd.DataFrame, topics: pd.DataFrame, embedding
     if previous is not None:
         shutil.rmtree(previous, ignore_errors=True)
     return out
+
+
+def _swap(staging: Path, out: Path) -> Path:
+    """Put `staging` at `out`; returns where the previous build went.
+
+    On Linux one atomic rename exchanges the two folders, so a reader (or a kill -9) never finds `out`
+    missing; elsewhere the previous build is moved aside first, leaving a moment without one.
+    """
+    if _exchange(staging, out):
+        return staging
+    previous = out.with_name(f".{out.name}.previous-{uuid.uuid4().hex[:8]}")
+    out.rename(previous)
+    staging.rename(out)
+    return previous
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    """renameat2(RENAME_EXCHANGE): swap two paths in one step. False where the system or file system lacks it."""
+    if sys.platform != "linux":
+        return False
+    libc = ctypes.CDLL(None, use_errno=True)
+    renameat2 = getattr(libc, "renameat2", None)
+    if renameat2 is None:
+        return False
+    at_cwd, rename_exchange = -100, 2
+    if renameat2(at_cwd, os.fsencode(a), at_cwd, os.fsencode(b), rename_exchange) == 0:
+        return True
+    error = ctypes.get_errno()
+    if error in (errno.EINVAL, errno.ENOSYS, errno.ENOTSUP):
+        return False
+    raise OSError(error, os.strerror(error), str(b))
 
 
 def _check_contract(papers: pd.DataFrame, topics: pd.DataFrame, embeddings: np.ndarray) -> None:

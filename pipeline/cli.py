@@ -11,6 +11,7 @@ import json
 import logging
 import math
 import sys
+import tempfile
 import warnings
 from pathlib import Path
 
@@ -39,6 +40,13 @@ def main(argv: list[str] | None = None) -> int:
         return args.run(args)
     except UserError as error:
         print(error_line(error), file=sys.stderr)
+        return EXIT_USER_ERROR
+    except OSError as error:  # a full disk, a folder without permission: the machine's state, not a bug
+        place = f" {error.filename}" if error.filename else ""
+        problem = (
+            f"could not use{place}: {error.strerror or error}; free some disk space or choose a folder you can write to"
+        )
+        print(error_line(UserError(problem)), file=sys.stderr)
         return EXIT_USER_ERROR
     except KeyboardInterrupt:
         print("interrupted: nothing was written", file=sys.stderr)
@@ -140,12 +148,27 @@ def _build(args: argparse.Namespace) -> int:
         title_column=args.title_column,
         cache_dir=args.cache_dir,
     )
+    _check_writable(args.out.parent, "--out")
+    if settings.embedder == "minilm":
+        _check_writable(settings.cache_dir, "--cache-dir")
     result = run_build(args.inputs, args.out, settings, progress=not args.quiet)
     if not args.quiet:
         from pipeline.summary import build_summary
 
         print(build_summary(result))
     return 0
+
+
+def _check_writable(folder: Path, flag: str) -> None:
+    """Fail before minutes of work if nothing can be written in `folder` (or the nearest existing folder above)."""
+    existing = next(p for p in (folder.absolute(), *folder.absolute().parents) if p.exists())
+    try:
+        with tempfile.TemporaryFile(dir=existing):
+            pass
+    except OSError as error:
+        raise UserError(
+            f"cannot write in {existing} ({error.strerror}); choose a folder you can write to with {flag}"
+        ) from None
 
 
 def _serve(args: argparse.Namespace) -> int:

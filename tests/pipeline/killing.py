@@ -1,0 +1,101 @@
+"""Kill a command with SIGKILL at chosen moments and check what it leaves behind.
+
+The command under test is a parameter (`build` today; `add`, which changes an existing build, later): a loop
+runs it again and again, kills each run at a random moment (or just as it starts writing its build), and
+checks after every run that the build at `out` is readable and either untouched or wholly replaced.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import random
+import signal
+import subprocess
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pipeline.buildfolder import read_build
+
+WRITING = "writing"  # a moment: as soon as the run's staging folder appears beside `out`
+
+
+@dataclass
+class KillLoop:
+    """What happened over the loop: how each run ended, and anything left beside the build."""
+
+    outcomes: list[str] = field(default_factory=list)  # per run: "killed, build untouched", ...
+    moments: list[float | str] = field(default_factory=list)
+    leftovers: list[str] = field(default_factory=list)
+
+    def count(self, outcome: str) -> int:
+        return self.outcomes.count(outcome)
+
+
+def snapshot(folder: Path) -> dict[str, str]:
+    """Every file under `folder` by relative path, with its SHA-256."""
+    return {
+        str(path.relative_to(folder)): hashlib.sha256(path.read_bytes()).hexdigest()
+        for path in sorted(folder.rglob("*"))
+        if path.is_file()
+    }
+
+
+def staging_of(out: Path) -> list[Path]:
+    return sorted(out.parent.glob(f".{out.name}.partial-*"))
+
+
+def run_and_kill(command: list[str], moment: float | str, out: Path, *, timeout: float = 600, **popen) -> str:
+    """Start `command`; SIGKILL it `moment` seconds in, or once it is `WRITING`. 'killed', or 'finished' if it ended
+    first (then it must have succeeded)."""
+    before = set(staging_of(out))
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, **popen)
+    start = time.monotonic()
+    while process.poll() is None and time.monotonic() - start < timeout:
+        due = set(staging_of(out)) - before if moment == WRITING else time.monotonic() - start >= moment
+        if due:
+            process.send_signal(signal.SIGKILL)
+            process.wait()
+            return "killed"
+        time.sleep(0.002 if moment == WRITING else 0.01)
+    if process.poll() is None:
+        process.kill()
+        raise TimeoutError(f"{command} ran for more than {timeout:.0f} s")
+    stderr = process.stderr.read().decode(errors="replace")
+    assert process.returncode == 0, f"{command} failed: {stderr}"
+    return "finished"
+
+
+def kill_loop(make_command: Callable[[int], list[str]], out: Path, moments: list[float | str], **popen) -> KillLoop:
+    """Run `make_command(i)` once per moment, killing run i at `moments[i]`; after each, the build at `out` must be
+    readable, and a killed run must have left it untouched or wholly replaced by its new build (killed after the
+    swap), never a mix."""
+    loop = KillLoop(moments=list(moments))
+    read_build(out)
+    before = snapshot(out)
+    for i, moment in enumerate(moments):
+        ended = run_and_kill(make_command(i), moment, out, **popen)
+        read_build(out)  # readable, whatever happened
+        after = snapshot(out)
+        if ended == "killed" and after != before:
+            assert set(after) == set(before), f"run {i}: files came or went without a whole new build: {after}"
+            assert after["manifest.json"] != before["manifest.json"], f"run {i}: tables changed, manifest did not"
+        loop.outcomes.append(f"{ended}, build {'untouched' if after == before else 'replaced'}")
+        before = after
+    loop.leftovers = sorted(p.name for p in out.parent.iterdir() if p.name.startswith(f".{out.name}."))
+    return loop
+
+
+def random_moments(runs: int, longest: float, seed: int, writing_every: int = 0) -> list[float | str]:
+    """`runs` moments uniform in [0, longest) s, every `writing_every`-th one replaced by WRITING."""
+    rng = random.Random(seed)
+    moments: list[float | str] = [round(rng.uniform(0, longest), 2) for _ in range(runs)]
+    if writing_every:
+        moments[writing_every - 1 :: writing_every] = [WRITING] * len(moments[writing_every - 1 :: writing_every])
+    return moments
+
+
+def environment(**overrides: str) -> dict[str, str]:
+    return {**os.environ, **overrides}

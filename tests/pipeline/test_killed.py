@@ -1,0 +1,140 @@
+"""Killed at any point: `kill -9` of `build` leaves the previous build readable and the embedding cache usable.
+
+The default suite kills a few TF-IDF builds (one just as it starts writing) and a fake-embedder cache job; the
+full loop, 20 kills of real MiniLM builds sharing one cache, is slow: `pytest -m slow tests/pipeline/test_killed.py`.
+Loops take the command as a parameter, so `add` (which changes an existing build) can be tested the same way.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from diskcache import Cache
+
+from pipeline.build import run_build
+from pipeline.buildfolder import is_build, read_build
+from pipeline.ingest import load_corpus, sample_files
+from pipeline.settings import BuildSettings
+from tests.pipeline.killing import WRITING, kill_loop, random_moments, run_and_kill
+
+ROOT = Path(__file__).resolve().parents[2]
+CLI = [sys.executable, "-m", "pipeline.cli"]
+
+
+@pytest.fixture
+def previous_build(tmp_path, metadata_corpus) -> Path:
+    """A finished build, the one every killed run must leave as it was."""
+    return run_build([metadata_corpus], tmp_path / "build", BuildSettings(embedder="tfidf")).path
+
+
+def report(loop, capsys) -> None:
+    with capsys.disabled():
+        outcomes = {o: loop.count(o) for o in sorted(set(loop.outcomes))}
+        print(f"\nkill loop: {len(loop.outcomes)} runs at {loop.moments}: {outcomes}; left beside it: {loop.leftovers}")
+
+
+def test_kill_9_during_a_build_leaves_the_previous_build_readable(previous_build, metadata_corpus, capsys):
+    def build(run: int) -> list[str]:  # another seed each run, so a new build differs from the previous one
+        return [*CLI, "build", str(metadata_corpus), "--out", str(previous_build), "--embedder", "tfidf",
+                "--seed", str(run + 2), "--quiet"]  # fmt: skip
+
+    loop = kill_loop(build, previous_build, [*random_moments(1, 10.0, seed=12), WRITING], cwd=ROOT)
+    report(loop, capsys)
+    assert loop.outcomes[-1] == "killed, build untouched"  # killed as it wrote: the old build stayed whole
+
+
+SLOW_EMBEDDING = """
+import sys, time
+from pathlib import Path
+from pipeline.embed_cache import CachedEmbedder
+from tests.conftest import FakeEmbedder
+
+class Slow(FakeEmbedder):
+    def transform(self, texts):
+        time.sleep(0.004 * len(texts))
+        return super().transform(texts)
+
+texts = [f"paper {i} on topic {i % 7}" for i in range(int(sys.argv[2]))]
+embedder = CachedEmbedder(Slow(), Path(sys.argv[1]))
+embedder.transform(texts)
+print(embedder.stats.reused, embedder.stats.embedded)
+"""
+
+
+def test_kill_9_while_embedding_leaves_a_cache_the_next_run_reuses(tmp_path):
+    """The cache (SQLite underneath) keeps every block stored before the kill, and nothing half-stored."""
+    texts = 2000  # 16 blocks of 128, about 8 s of embedding
+    command = [sys.executable, "-c", SLOW_EMBEDDING, str(tmp_path), str(texts)]
+    outcomes = [run_and_kill(command, moment, tmp_path / "no-build", cwd=ROOT) for moment in (1.5, 3.0, 4.5)]
+    assert outcomes == ["killed"] * 3
+    with Cache(str(tmp_path / "embeddings")) as cache:
+        stored = len(cache)
+    assert 0 < stored < texts and stored % 128 == 0  # whole blocks only
+    finished = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, check=True)
+    assert finished.stdout.split() == [str(stored), str(texts - stored)]
+
+
+def test_readers_never_find_the_build_missing_while_it_is_replaced(tmp_path):
+    """The swap is one atomic rename: a dashboard checking the build between two renames would see none."""
+    import numpy as np
+
+    from pipeline.buildfolder import write_build
+    from tests.dashboard.tinybuild import tiny_papers, tiny_topics
+
+    out = tmp_path / "build"
+    papers, topics, embeddings = tiny_papers(), tiny_topics(), np.zeros((8, 4), dtype=np.float32)
+    write_build(out, papers, topics, embeddings, {})
+    missing, done = [], threading.Event()
+
+    def watch() -> None:
+        while not done.is_set():
+            if not is_build(out):
+                missing.append(time.monotonic())
+
+    watcher = threading.Thread(target=watch)
+    watcher.start()
+    for version in range(200):
+        write_build(out, papers, topics, embeddings, {"version": version})
+    done.set()
+    watcher.join()
+    assert missing == []
+    assert read_build(out).manifest["version"] == 199 and [p.name for p in tmp_path.iterdir()] == ["build"]
+
+
+def variants_corpus(folder: Path, copies: int) -> Path:
+    """The sample's abstracts, each in `copies` distinct variants: new texts for the cache, real language."""
+    abstracts = load_corpus(sample_files()).papers["abstract"].tolist()
+    texts = [f"{a} (Variant {k} of this study.)" for k in range(copies) for a in abstracts]
+    path = folder / "variants.csv"
+    pd.DataFrame({"abstract": texts}).to_csv(path, index=False)
+    return path
+
+
+@pytest.mark.slow
+@pytest.mark.model
+def test_twenty_kills_of_minilm_builds_keep_the_build_and_the_cache(previous_build, tmp_path, capsys):
+    corpus = variants_corpus(tmp_path, copies=8)  # 304 abstracts: three blocks of cache writes
+    cache = tmp_path / "cache"
+
+    def build(run: int, out: Path = previous_build, cache: Path = cache) -> list[str]:
+        return [*CLI, "build", str(corpus), "--out", str(out), "--cache-dir", str(cache), "--quiet"]
+
+    started = time.monotonic()  # how long an uninterrupted run takes, with a cache of its own
+    subprocess.run(build(0, tmp_path / "timing", tmp_path / "timing-cache"), check=True, cwd=ROOT)
+    longest = time.monotonic() - started
+    loop = kill_loop(build, previous_build, random_moments(20, longest, seed=20, writing_every=5), cwd=ROOT)
+    report(loop, capsys)
+    assert sum(o.startswith("killed") for o in loop.outcomes) >= 15
+    with Cache(str(cache / "embeddings")) as stored:
+        entries = len(stored)
+    subprocess.run(build(20), check=True, cwd=ROOT)  # a following build succeeds ...
+    embedder = read_build(previous_build).manifest["embedder"]
+    assert (embedder["papers_from_cache"], embedder["papers_embedded"]) == (entries, 304 - entries)  # ... and reuses it
+    with capsys.disabled():
+        print(f"cache after the kills: {entries} of 304 embeddings stored; the following build reused them all")
