@@ -45,12 +45,12 @@ def running_server(
     `cli`, `cwd` and `env` say which copy of the command runs, and from where (an installed one, say).
     The server runs in a session of its own, so the Streamlit process that `serve` becomes is stopped with it.
     """
-    port = _free_port()
+    port = free_port()
     command = [*cli, "serve", str(build), "--port", str(port), "--host", "127.0.0.1"]
     process = subprocess.Popen(command, cwd=cwd, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     url = f"http://127.0.0.1:{port}"
     try:
-        _wait_until_healthy(url, process, timeout)
+        wait_until_healthy(url, process, timeout)
         yield url
     finally:
         os.killpg(process.pid, signal.SIGTERM)
@@ -61,13 +61,13 @@ def running_server(
             process.wait()
 
 
-def _free_port() -> int:
+def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return probe.getsockname()[1]
 
 
-def _wait_until_healthy(url: str, process: subprocess.Popen, timeout: float) -> None:
+def wait_until_healthy(url: str, process: subprocess.Popen, timeout: float) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if process.poll() is not None:
