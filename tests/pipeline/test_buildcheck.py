@@ -240,3 +240,17 @@ def test_any_column_of_any_values_is_refused_or_can_be_shown_and_exported(good_b
     column_filters(explorer.papers, explorer.metadata_columns)
     filter_mask(explorer.papers, explorer.search, Filters(search=("a",)))
     csv_bytes(export_frame(explorer.papers, explorer.topics, explorer.metadata_columns))
+
+
+UNPICKLERS = re.compile(r"\bpickle\.loads?\(|read_pickle\(|joblib\.load\(|torch\.load\(|BERTopic\.load\(|dill\.load")
+
+
+def test_no_code_that_reads_builds_can_unpickle():
+    """Every np.load forbids pickles and nothing else unpickles: a build folder is data, never code."""
+    sources = [p for folder in ("pipeline", "dashboard") for p in (Path(__file__).parents[2] / folder).glob("*.py")]
+    for source in sources:
+        text = source.read_text(encoding="utf-8")
+        for call in re.finditer(r"np\.load\(([^()]|\([^()]*\))*\)", text):
+            assert "allow_pickle=False" in call.group(0), f"{source.name}: {call.group(0)}"
+        assert not UNPICKLERS.search(text), f"{source.name} unpickles: {UNPICKLERS.search(text).group(0)}"
+    assert len(sources) > 20
