@@ -245,7 +245,7 @@ def soak(build: Path, sessions: int, *, replace_with: Path | None = None) -> Run
             seconds = time.perf_counter() - start
             stop.set()
             sampler.join()
-            peak = peak_memory_mb(server.pid)  # the kernel's high-water mark: no sample can exceed it
+            peak = max([peak_memory_mb(server.pid), *samples])  # the kernel updates its high-water mark lazily
         finally:
             stop.set()
             server.terminate()

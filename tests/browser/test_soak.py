@@ -23,4 +23,4 @@ def test_three_sessions_filter_select_and_export_while_the_build_is_rebuilt(brow
     assert all(set(s.seconds) == {"load", "reset after rebuild", "filter", "select", "export"} for s in run.sessions)
     runs = [r for r in run.server if r["kind"] == "run"]
     assert len(runs) >= 3 * 4 and sum(r["kind"] == "export" for r in run.server) == 3  # every rerun, every CSV
-    assert run.rss_mb and run.peak_rss_mb >= max(run.rss_mb)
+    assert len(run.rss_mb) > 10 and run.peak_rss_mb > run.rss_mb[0] + 20  # sampled; loading builds took memory

@@ -8,12 +8,12 @@ checks after every run that the build at `out` is readable and either untouched 
 from __future__ import annotations
 
 import hashlib
-import os
+import itertools
 import random
 import signal
 import subprocess
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -27,7 +27,7 @@ class KillLoop:
     """What happened over the loop: how each run ended, and anything left beside the build."""
 
     outcomes: list[str] = field(default_factory=list)  # per run: "killed, build untouched", ...
-    moments: list[float | str] = field(default_factory=list)
+    moments: list[float | str] = field(default_factory=list)  # when each run was to be killed
     leftovers: list[str] = field(default_factory=list)
 
     def count(self, outcome: str) -> int:
@@ -68,11 +68,18 @@ def run_and_kill(command: list[str], moment: float | str, out: Path, *, timeout:
     return "finished"
 
 
-def kill_loop(make_command: Callable[[int], list[str]], out: Path, moments: list[float | str], **popen) -> KillLoop:
-    """Run `make_command(i)` once per moment, killing run i at `moments[i]`; after each, the build at `out` must be
-    readable, and a killed run must have left it untouched or wholly replaced by its new build (killed after the
-    swap), never a mix."""
-    loop = KillLoop(moments=list(moments))
+def kill_loop(
+    make_command: Callable[[int], list[str]],
+    out: Path,
+    moments: Iterable[float | str],
+    *,
+    kills: int | None = None,
+    **popen,
+) -> KillLoop:
+    """Run `make_command(i)` at each of `moments` in turn, killing run i then, until `kills` runs were killed (or the
+    moments run out). After each run the build at `out` must be readable, and a killed run must have left it untouched
+    or wholly replaced by its new build (killed after the swap), never a mix."""
+    loop = KillLoop()
     read_build(out)
     before = snapshot(out)
     for i, moment in enumerate(moments):
@@ -82,20 +89,18 @@ def kill_loop(make_command: Callable[[int], list[str]], out: Path, moments: list
         if ended == "killed" and after != before:
             assert set(after) == set(before), f"run {i}: files came or went without a whole new build: {after}"
             assert after["manifest.json"] != before["manifest.json"], f"run {i}: tables changed, manifest did not"
+        loop.moments.append(moment)
         loop.outcomes.append(f"{ended}, build {'untouched' if after == before else 'replaced'}")
         before = after
+        if kills is not None and sum(o.startswith("killed") for o in loop.outcomes) == kills:
+            break
     loop.leftovers = sorted(p.name for p in out.parent.iterdir() if p.name.startswith(f".{out.name}."))
     return loop
 
 
-def random_moments(runs: int, longest: float, seed: int, writing_every: int = 0) -> list[float | str]:
-    """`runs` moments uniform in [0, longest) s, every `writing_every`-th one replaced by WRITING."""
+def random_moments(longest: float, seed: int, writing_every: int = 0) -> Iterator[float | str]:
+    """Moments uniform in [0, longest) s, without end; every `writing_every`-th one is WRITING instead."""
     rng = random.Random(seed)
-    moments: list[float | str] = [round(rng.uniform(0, longest), 2) for _ in range(runs)]
-    if writing_every:
-        moments[writing_every - 1 :: writing_every] = [WRITING] * len(moments[writing_every - 1 :: writing_every])
-    return moments
-
-
-def environment(**overrides: str) -> dict[str, str]:
-    return {**os.environ, **overrides}
+    for n in itertools.count(1):
+        moment = round(rng.uniform(0, longest), 2)
+        yield WRITING if writing_every and n % writing_every == 0 else moment

@@ -7,6 +7,7 @@ Loops take the command as a parameter, so `add` (which changes an existing build
 
 from __future__ import annotations
 
+import itertools
 import subprocess
 import sys
 import threading
@@ -19,6 +20,8 @@ from diskcache import Cache
 
 from pipeline.build import run_build
 from pipeline.buildfolder import is_build, read_build
+from pipeline.embed import MiniLMEmbedder
+from pipeline.embed_cache import CachedEmbedder
 from pipeline.ingest import load_corpus, sample_files
 from pipeline.settings import BuildSettings
 from tests.pipeline.killing import WRITING, kill_loop, random_moments, run_and_kill
@@ -44,7 +47,7 @@ def test_kill_9_during_a_build_leaves_the_previous_build_readable(previous_build
         return [*CLI, "build", str(metadata_corpus), "--out", str(previous_build), "--embedder", "tfidf",
                 "--seed", str(run + 2), "--quiet"]  # fmt: skip
 
-    loop = kill_loop(build, previous_build, [*random_moments(1, 10.0, seed=12), WRITING], cwd=ROOT)
+    loop = kill_loop(build, previous_build, [next(random_moments(10.0, seed=12)), WRITING], cwd=ROOT)
     report(loop, capsys)
     assert loop.outcomes[-1] == "killed, build untouched"  # killed as it wrote: the old build stayed whole
 
@@ -107,11 +110,11 @@ def test_readers_never_find_the_build_missing_while_it_is_replaced(tmp_path):
     assert read_build(out).manifest["version"] == 199 and [p.name for p in tmp_path.iterdir()] == ["build"]
 
 
-def variants_corpus(folder: Path, copies: int) -> Path:
-    """The sample's abstracts, each in `copies` distinct variants: new texts for the cache, real language."""
+def variants_corpus(folder: Path, run: int, copies: int = 4) -> Path:
+    """Run `run`'s own texts: the sample's abstracts in `copies` variants, new to the cache, in real language."""
     abstracts = load_corpus(sample_files()).papers["abstract"].tolist()
-    texts = [f"{a} (Variant {k} of this study.)" for k in range(copies) for a in abstracts]
-    path = folder / "variants.csv"
+    path = folder / f"variants-{run}.csv"
+    texts = [f"{a} (Variant {k} of study {run}.)" for k in range(copies) for a in abstracts]
     pd.DataFrame({"abstract": texts}).to_csv(path, index=False)
     return path
 
@@ -119,22 +122,39 @@ def variants_corpus(folder: Path, copies: int) -> Path:
 @pytest.mark.slow
 @pytest.mark.model
 def test_twenty_kills_of_minilm_builds_keep_the_build_and_the_cache(previous_build, tmp_path, capsys):
-    corpus = variants_corpus(tmp_path, copies=8)  # 304 abstracts: three blocks of cache writes
-    cache = tmp_path / "cache"
+    """Each run embeds texts of its own (152, two cache blocks) and is killed at a random moment of a run's length."""
+    kills, cache = 20, tmp_path / "cache"
+    corpora = [variants_corpus(tmp_path, run) for run in range(2 * kills + 1)]
 
     def build(run: int, out: Path = previous_build, cache: Path = cache) -> list[str]:
-        return [*CLI, "build", str(corpus), "--out", str(out), "--cache-dir", str(cache), "--quiet"]
+        return [*CLI, "build", str(corpora[run]), "--out", str(out), "--cache-dir", str(cache), "--quiet"]
 
     started = time.monotonic()  # how long an uninterrupted run takes, with a cache of its own
-    subprocess.run(build(0, tmp_path / "timing", tmp_path / "timing-cache"), check=True, cwd=ROOT)
+    subprocess.run(build(2 * kills, tmp_path / "timing", tmp_path / "timing-cache"), check=True, cwd=ROOT)
     longest = time.monotonic() - started
-    loop = kill_loop(build, previous_build, random_moments(20, longest, seed=20, writing_every=5), cwd=ROOT)
+    moments = itertools.islice(random_moments(longest, seed=20, writing_every=5), 2 * kills)
+    loop = kill_loop(build, previous_build, moments, kills=kills, cwd=ROOT)
     report(loop, capsys)
-    assert sum(o.startswith("killed") for o in loop.outcomes) >= 15
-    with Cache(str(cache / "embeddings")) as stored:
-        entries = len(stored)
-    subprocess.run(build(20), check=True, cwd=ROOT)  # a following build succeeds ...
+    assert sum(o.startswith("killed") for o in loop.outcomes) == kills
+    every_corpus = [corpora[run] for run in range(len(loop.outcomes))]
+    abstracts = load_corpus(every_corpus).papers["abstract"]
+    with Cache(str(cache / "embeddings")) as stored:  # keyword phrases are cached too: count the papers only
+        key = CachedEmbedder(MiniLMEmbedder(), cache)._key
+        entries = sum(key(text) in stored for text in abstracts)
+    command = [
+        *CLI,
+        "build",
+        *map(str, every_corpus),
+        "--out",
+        str(previous_build),
+        "--cache-dir",
+        str(cache),
+        "--quiet",
+    ]
+    subprocess.run(command, check=True, cwd=ROOT)  # a following build of everything the runs embedded succeeds ...
     embedder = read_build(previous_build).manifest["embedder"]
-    assert (embedder["papers_from_cache"], embedder["papers_embedded"]) == (entries, 304 - entries)  # ... and reuses it
+    assert (embedder["papers_from_cache"], embedder["papers_embedded"]) == (entries, len(abstracts) - entries)
     with capsys.disabled():
-        print(f"cache after the kills: {entries} of 304 embeddings stored; the following build reused them all")
+        print(
+            f"cache after the kills: {entries} of {len(abstracts)} paper embeddings stored; the next build reused them"
+        )
