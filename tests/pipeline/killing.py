@@ -47,9 +47,11 @@ def staging_of(out: Path) -> list[Path]:
     return sorted(out.parent.glob(f".{out.name}.partial-*"))
 
 
-def run_and_kill(command: list[str], moment: float | str, out: Path, *, timeout: float = 600, **popen) -> str:
-    """Start `command`; SIGKILL it `moment` seconds in, or once it is `WRITING`. 'killed', or 'finished' if it ended
-    first (then it must have succeeded)."""
+def run_and_kill(
+    command: list[str], moment: float | str, out: Path, *, timeout: float = 900, **popen
+) -> tuple[str, float]:
+    """Start `command`; SIGKILL it `moment` seconds in, or once it is `WRITING`. ('killed' or 'finished', seconds):
+    'finished' if it ended first, which it must have done successfully."""
     before = set(staging_of(out))
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, **popen)
     start = time.monotonic()
@@ -58,14 +60,14 @@ def run_and_kill(command: list[str], moment: float | str, out: Path, *, timeout:
         if due:
             process.send_signal(signal.SIGKILL)
             process.wait()
-            return "killed"
+            return "killed", time.monotonic() - start
         time.sleep(0.002 if moment == WRITING else 0.01)
     if process.poll() is None:
         process.kill()
         raise TimeoutError(f"{command} ran for more than {timeout:.0f} s")
     stderr = process.stderr.read().decode(errors="replace")
     assert process.returncode == 0, f"{command} failed: {stderr}"
-    return "finished"
+    return "finished", time.monotonic() - start
 
 
 def kill_loop(
@@ -73,23 +75,28 @@ def kill_loop(
     out: Path,
     moments: Iterable[float | str],
     *,
+    run_seconds: float,
     kills: int | None = None,
     **popen,
 ) -> KillLoop:
-    """Run `make_command(i)` at each of `moments` in turn, killing run i then, until `kills` runs were killed (or the
-    moments run out). After each run the build at `out` must be readable, and a killed run must have left it untouched
-    or wholly replaced by its new build (killed after the swap), never a mix."""
+    """Run `make_command(i)` for each moment in turn, killing run i at `moments[i]`, a fraction of a run's length
+    (`run_seconds` at first, then the length of the latest run that finished first), or WRITING; stop once `kills`
+    runs were killed. After each run the build at `out` must be readable, and a killed run must have left it
+    untouched or wholly replaced by its new build (killed after the swap), never a mix."""
     loop = KillLoop()
     read_build(out)
     before = snapshot(out)
     for i, moment in enumerate(moments):
-        ended = run_and_kill(make_command(i), moment, out, **popen)
+        at = moment if moment == WRITING else round(moment * run_seconds, 2)
+        ended, seconds = run_and_kill(make_command(i), at, out, **popen)
+        if ended == "finished":
+            run_seconds = seconds  # runs got quicker (a warm cache, a quieter machine): aim within them
         read_build(out)  # readable, whatever happened
         after = snapshot(out)
         if ended == "killed" and after != before:
             assert set(after) == set(before), f"run {i}: files came or went without a whole new build: {after}"
             assert after["manifest.json"] != before["manifest.json"], f"run {i}: tables changed, manifest did not"
-        loop.moments.append(moment)
+        loop.moments.append(at)
         loop.outcomes.append(f"{ended}, build {'untouched' if after == before else 'replaced'}")
         before = after
         if kills is not None and sum(o.startswith("killed") for o in loop.outcomes) == kills:
@@ -98,9 +105,9 @@ def kill_loop(
     return loop
 
 
-def random_moments(longest: float, seed: int, writing_every: int = 0) -> Iterator[float | str]:
-    """Moments uniform in [0, longest) s, without end; every `writing_every`-th one is WRITING instead."""
+def random_moments(seed: int, writing_every: int = 0) -> Iterator[float | str]:
+    """Fractions of a run's length, uniform in [0, 1), without end; every `writing_every`-th one is WRITING."""
     rng = random.Random(seed)
     for n in itertools.count(1):
-        moment = round(rng.uniform(0, longest), 2)
-        yield WRITING if writing_every and n % writing_every == 0 else moment
+        fraction = rng.random()
+        yield WRITING if writing_every and n % writing_every == 0 else fraction

@@ -47,7 +47,7 @@ def test_kill_9_during_a_build_leaves_the_previous_build_readable(previous_build
         return [*CLI, "build", str(metadata_corpus), "--out", str(previous_build), "--embedder", "tfidf",
                 "--seed", str(run + 2), "--quiet"]  # fmt: skip
 
-    loop = kill_loop(build, previous_build, [next(random_moments(10.0, seed=12)), WRITING], cwd=ROOT)
+    loop = kill_loop(build, previous_build, [next(random_moments(seed=12)), WRITING], run_seconds=10.0, cwd=ROOT)
     report(loop, capsys)
     assert loop.outcomes[-1] == "killed, build untouched"  # killed as it wrote: the old build stayed whole
 
@@ -74,7 +74,7 @@ def test_kill_9_while_embedding_leaves_a_cache_the_next_run_reuses(tmp_path):
     """The cache (SQLite underneath) keeps every block stored before the kill, and nothing half-stored."""
     texts = 2000  # 16 blocks of 128, about 8 s of embedding
     command = [sys.executable, "-c", SLOW_EMBEDDING, str(tmp_path), str(texts)]
-    outcomes = [run_and_kill(command, moment, tmp_path / "no-build", cwd=ROOT) for moment in (1.5, 3.0, 4.5)]
+    outcomes = [run_and_kill(command, moment, tmp_path / "no-build", cwd=ROOT)[0] for moment in (1.5, 3.0, 4.5)]
     assert outcomes == ["killed"] * 3
     with Cache(str(tmp_path / "embeddings")) as cache:
         stored = len(cache)
@@ -131,9 +131,9 @@ def test_twenty_kills_of_minilm_builds_keep_the_build_and_the_cache(previous_bui
 
     started = time.monotonic()  # how long an uninterrupted run takes, with a cache of its own
     subprocess.run(build(2 * kills, tmp_path / "timing", tmp_path / "timing-cache"), check=True, cwd=ROOT)
-    longest = time.monotonic() - started
-    moments = itertools.islice(random_moments(longest, seed=20, writing_every=5), 2 * kills)
-    loop = kill_loop(build, previous_build, moments, kills=kills, cwd=ROOT)
+    run_seconds = time.monotonic() - started
+    moments = itertools.islice(random_moments(seed=20, writing_every=5), 2 * kills)
+    loop = kill_loop(build, previous_build, moments, run_seconds=run_seconds, kills=kills, cwd=ROOT)
     report(loop, capsys)
     assert sum(o.startswith("killed") for o in loop.outcomes) == kills
     every_corpus = [corpora[run] for run in range(len(loop.outcomes))]
