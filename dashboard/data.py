@@ -11,11 +11,12 @@ import pandas as pd
 
 from dashboard.filters import ColumnFilter, column_filters
 from dashboard.identifiers import is_identifier, paper_link, search_text
+from dashboard.launch import BUILD_ENV
 from dashboard.palette import topic_colours
 from dashboard.safetext import hover_html
 from pipeline.buildfolder import MANIFEST_FILE, Build, read_build
 from pipeline.metadata import number_text
-from pipeline.serve import BUILD_ENV, default_sample_build
+from pipeline.settings import default_sample_build
 
 KEYWORDS_IN_EXPORT = 10
 TABLE_DECIMALS = 4  # Streamlit's table rounds decimals to this many places; columns needing more are shown as text

@@ -17,8 +17,12 @@ the modelling stack.
 
 from __future__ import annotations
 
+import ctypes
+import errno
 import json
+import os
 import shutil
+import sys
 import tempfile
 import uuid
 from dataclasses import dataclass
@@ -129,7 +133,7 @@ def read_build(path: Path) -> Build:
         )
     try:
         manifest = json.loads((path / MANIFEST_FILE).read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError):
+    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
         raise UserError(f"{path / MANIFEST_FILE} is damaged; rebuild with: {REBUILD_HINT}") from None
     version = manifest.get("schema_version") if isinstance(manifest, dict) else None
     if version not in READABLE_VERSIONS:
@@ -150,6 +154,9 @@ def read_build(path: Path) -> Build:
         absent = [c for c in columns if c not in table.columns]
         if absent:
             raise UserError(f"{path / name} lacks columns {', '.join(absent)}; rebuild with: {REBUILD_HINT}")
+    from pipeline.buildcheck import check_build  # here, as buildcheck reads this module's names
+
+    check_build(path, manifest, papers, topics)
     topics["keywords"] = topics["keywords"].map(list)
     topics["keyword_weights"] = topics["keyword_weights"].map(list)
     return Build(path=path, papers=with_topic_labels(papers, topics), topics=topics, manifest=manifest)
@@ -232,6 +239,11 @@ class BuildWriter:
         self._written += len(papers)
         self._ids.update(papers["paper_id"])
 
+    def keep(self, files: list[Path]) -> None:
+        """Carry files of the previous version (the user's edits) into this one."""
+        for file in files:
+            shutil.copy2(file, self.staging / file.name)
+
     def commit(self, topics: pd.DataFrame, manifest: dict, model: ModelParts | None = None) -> Path:
         """Finish the files and replace `out` with them in one rename."""
         assert self._written == self.n_papers, (self._written, self.n_papers)
@@ -248,9 +260,9 @@ class BuildWriter:
         previous = None
         try:
             if self.out.exists():
-                previous = self.out.with_name(f".{self.out.name}.previous-{uuid.uuid4().hex[:8]}")
-                self.out.rename(previous)
-            self.staging.rename(self.out)
+                previous = _swap(self.staging, self.out)
+            else:
+                self.staging.rename(self.out)
         except BaseException:
             if previous is not None and not self.out.exists():
                 previous.rename(self.out)
@@ -299,6 +311,37 @@ def _write_model(folder: Path, model: ModelParts) -> None:
     model.terms.to_parquet(folder / "terms.parquet", index=False)
     if model.embedder_state is not None:
         np.savez(folder / "embedder.npz", **model.embedder_state)
+
+
+def _swap(staging: Path, out: Path) -> Path:
+    """Put `staging` at `out`; returns where the previous build went.
+
+    On Linux one atomic rename exchanges the two folders, so a reader (or a kill -9) never finds `out`
+    missing; elsewhere the previous build is moved aside first, leaving a moment without one.
+    """
+    if _exchange(staging, out):
+        return staging
+    previous = out.with_name(f".{out.name}.previous-{uuid.uuid4().hex[:8]}")
+    out.rename(previous)
+    staging.rename(out)
+    return previous
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    """renameat2(RENAME_EXCHANGE): swap two paths in one step. False where the system or file system lacks it."""
+    if sys.platform != "linux":
+        return False
+    libc = ctypes.CDLL(None, use_errno=True)
+    renameat2 = getattr(libc, "renameat2", None)
+    if renameat2 is None:
+        return False
+    at_cwd, rename_exchange = -100, 2
+    if renameat2(at_cwd, os.fsencode(a), at_cwd, os.fsencode(b), rename_exchange) == 0:
+        return True
+    error = ctypes.get_errno()
+    if error in (errno.EINVAL, errno.ENOSYS, errno.ENOTSUP):
+        return False
+    raise OSError(error, os.strerror(error), str(b))
 
 
 def _check_papers(papers: pd.DataFrame, vectors: np.ndarray, seen: set[str]) -> None:

@@ -11,6 +11,7 @@ import json
 import logging
 import math
 import sys
+import tempfile
 import warnings
 from pathlib import Path
 
@@ -43,11 +44,23 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return args.run(args)
     except UserError as error:
-        print(f"error: {error}", file=sys.stderr)
+        print(error_line(error), file=sys.stderr)
+        return EXIT_USER_ERROR
+    except OSError as error:  # a full disk, a folder without permission: the machine's state, not a bug
+        place = f" {error.filename}" if error.filename else ""
+        problem = (
+            f"could not use{place}: {error.strerror or error}; free some disk space or choose a folder you can write to"
+        )
+        print(error_line(UserError(problem)), file=sys.stderr)
         return EXIT_USER_ERROR
     except KeyboardInterrupt:
         print("interrupted: nothing was written", file=sys.stderr)
         return 130
+
+
+def error_line(error: UserError) -> str:
+    """The one line a user mistake prints, whatever the message quotes (a column name with a line break, say)."""
+    return "error: " + " ".join(str(error).split())
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -152,6 +165,9 @@ def _build(args: argparse.Namespace) -> int:
         device=args.device,
         cache_dir=args.cache_dir,
     )
+    _check_writable(args.out.parent, "--out")
+    if settings.embedder == "minilm":
+        _check_writable(settings.cache_dir, "--cache-dir")
     engine = make_engine(args.dask)
     try:
         result = run_build(args.inputs, args.out, settings, engine=engine, progress=not args.quiet)
@@ -162,6 +178,18 @@ def _build(args: argparse.Namespace) -> int:
 
         print(build_summary(result))
     return 0
+
+
+def _check_writable(folder: Path, flag: str) -> None:
+    """Fail before minutes of work if nothing can be written in `folder` (or the nearest existing folder above)."""
+    existing = next(p for p in (folder.absolute(), *folder.absolute().parents) if p.exists())
+    try:
+        with tempfile.TemporaryFile(dir=existing):
+            pass
+    except OSError as error:
+        raise UserError(
+            f"cannot write in {existing} ({error.strerror}); choose a folder you can write to with {flag}"
+        ) from None
 
 
 def _serve(args: argparse.Namespace) -> int:

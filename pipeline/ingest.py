@@ -19,6 +19,8 @@ from pipeline.errors import UserError
 from pipeline.exchange import from_export, is_export
 from pipeline.metadata import reconciled, typed_json_column, typed_parquet_column, typed_text_column
 from pipeline.readers import RawFile, read_file
+from pipeline.settings import MIN_PAPERS, MIN_SHARED_WORDS
+from pipeline.textclean import has_content, shared_words
 from pipeline.titles import derive_title
 
 log = logging.getLogger(__name__)
@@ -76,15 +78,20 @@ def load_corpus(paths: list[Path], *, text_column: str | None = None, title_colu
     corpus = Corpus(papers=merged, rows_read=len(merged), inputs=[_describe(raw) for raw in raws])
 
     abstracts = merged["abstract"].map(_normalise)
-    keep = abstracts != ""
+    keep = abstracts.map(has_content)  # no words but numbers, symbols or stop words: as good as empty
     corpus.empty_dropped = int((~keep).sum())
     merged, abstracts = merged[keep], abstracts[keep]
     unique = ~abstracts.duplicated()
     corpus.duplicates_dropped = int((~unique).sum())
     merged, abstracts = merged[unique].copy(), abstracts[unique]
+    names = ", ".join(str(p) for p in paths)
     if merged.empty:
-        names = ", ".join(str(p) for p in paths)
         raise UserError(f"no abstracts found in {names}; check that the text column holds the abstracts")
+    if len(merged) >= MIN_PAPERS and shared_words(abstracts, MIN_SHARED_WORDS) < MIN_SHARED_WORDS:
+        raise UserError(
+            f"the abstracts in {names} share almost no words (fewer than {MIN_SHARED_WORDS} recur): there are no "
+            "topics to find; check that the text column holds the abstracts"
+        )
 
     merged["abstract"] = abstracts
     merged["paper_id"] = abstracts.map(paper_id)

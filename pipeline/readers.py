@@ -7,17 +7,20 @@ gzip-compressed. Every failure becomes a `UserError` naming the file and the fix
 
 from __future__ import annotations
 
+import codecs
 import gzip
 import hashlib
 import io
 import json
 import re
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
 
 from pipeline.errors import UserError
+from pipeline.settings import MAX_COLUMNS, MAX_TEXT_CHARS
 
 TEXT_SUFFIXES = {".txt", ".text", ".md"}
 TABLE_SUFFIXES = {
@@ -33,6 +36,10 @@ TABLE_SUFFIXES = {
 SUPPORTED = "plain text (.txt), CSV, TSV, JSON, JSON Lines or Parquet, optionally .gz"
 GZIP_MAGIC = b"\x1f\x8b"
 PARQUET_MAGIC = b"PAR1"
+UTF16_BOMS = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
+SNIFF_BYTES = 65_536  # text files are told from binary ones by their first bytes, before the rest is read
+MAX_INPUT_BYTES = 1 << 30
+"""Largest file (once decompressed) read: 1 GiB holds about 700,000 abstracts, far more than a build can show."""
 
 
 @dataclass(frozen=True)
@@ -53,25 +60,76 @@ def read_file(path: Path) -> RawFile:
         raise UserError(f"{path}: no such file; check the path")
     if path.is_dir():
         raise UserError(f"{path} is a folder; pass the files inside it")
-    data = path.read_bytes()
-    if not data.strip():
-        raise UserError(f"{path} is empty; pass a file with abstracts in it")
-    digest = hashlib.sha256(data).hexdigest()
     fmt = _format_of(path)
-    if data.startswith(GZIP_MAGIC):
-        try:
-            data = gzip.decompress(data)
-        except (OSError, EOFError) as error:
-            raise UserError(f"{path} is a damaged gzip file ({error}); re-compress or unzip it") from None
-        if not data.strip():
-            raise UserError(f"{path} is empty once decompressed; pass a file with abstracts in it")
+    data = _read_bytes(path, fmt)
+    if not data or data.isspace():
+        raise UserError(f"{path} is empty; pass a file with abstracts in it")
     if fmt == "parquet":
-        return RawFile(path, fmt, digest, _read_parquet(path, data))
-    text = _decode(path, data)
-    if fmt == "text":
-        header, abstracts = split_plain_text(text)
-        return RawFile(path, fmt, digest, pd.DataFrame({"abstract": abstracts}), header)
-    return RawFile(path, fmt, digest, _read_table(path, fmt, text))
+        rows = _read_parquet(path, data)
+        header = None
+    elif fmt == "text":
+        header, abstracts = split_plain_text(_decode(path, data))
+        rows = pd.DataFrame({"abstract": abstracts})
+    else:
+        rows, header = _read_table(path, fmt, _decode(path, data)), None
+    _check_size(path, rows)
+    return RawFile(path, fmt, _sha256(path), rows, header)
+
+
+def _read_bytes(path: Path, fmt: str) -> bytes:
+    """The file's bytes, decompressed if gzipped; binary files are refused from their first bytes, before the rest."""
+    with path.open("rb") as stored:
+        gzipped = stored.read(len(GZIP_MAGIC)) == GZIP_MAGIC
+        stored.seek(0)
+        stream = gzip.GzipFile(fileobj=stored) if gzipped else stored
+        try:
+            head = stream.read(SNIFF_BYTES)
+            if fmt != "parquet" and _looks_binary(head):
+                raise UserError(f"{path} looks binary, not text; export it as {SUPPORTED}")
+            data = head + stream.read(MAX_INPUT_BYTES + 1 - len(head))
+        except (OSError, EOFError, zlib.error) as error:
+            raise UserError(f"{path} is a damaged gzip file ({error}); re-compress or unzip it") from None
+    if len(data) > MAX_INPUT_BYTES:
+        raise UserError(
+            f"{path} is larger than {MAX_INPUT_BYTES >> 30} GiB{' once decompressed' if gzipped else ''}; split it"
+        )
+    return data
+
+
+def _looks_binary(head: bytes) -> bool:
+    return not head.startswith(UTF16_BOMS) and (head.startswith(PARQUET_MAGIC) or b"\x00" in head)
+
+
+def _sha256(path: Path) -> str:
+    with path.open("rb") as stored:
+        return hashlib.file_digest(stored, "sha256").hexdigest()
+
+
+def _check_size(path: Path, rows: pd.DataFrame) -> None:
+    """Refuse what no page could show: thousands of columns, or a 'text' as long as a book (a wrong column)."""
+    if len(rows.columns) > MAX_COLUMNS:
+        raise UserError(f"{path} has {len(rows.columns):,} columns, more than {MAX_COLUMNS:,}; keep the ones you need")
+    for column in rows.columns:
+        length, row = longest_text(rows[column])
+        if length > MAX_TEXT_CHARS:
+            raise UserError(
+                f"{path}: the text in column {str(column)[:40]!r} of record {row + 1:,} is {length:,} characters "
+                f"long, more than the {MAX_TEXT_CHARS:,} a paper's field may hold; check the file and --text-column"
+            )
+
+
+def longest_text(values: pd.Series) -> tuple[int, int]:
+    """The length of the longest text among `values` (other values count as 0) and its position."""
+    if isinstance(values.dtype, pd.StringDtype):
+        lengths = values.str.len().fillna(0)
+    elif values.dtype == object:
+        lengths = values.map(lambda v: len(v) if isinstance(v, str) else 0)
+    else:
+        return 0, 0
+    if not len(lengths):
+        return 0, 0
+    row = int(lengths.to_numpy().argmax())
+    return int(lengths.iloc[row]), row
 
 
 def _format_of(path: Path) -> str:
@@ -87,12 +145,15 @@ def _format_of(path: Path) -> str:
 
 
 def _decode(path: Path, data: bytes) -> str:
-    if data.startswith(PARQUET_MAGIC) or b"\x00" in data[:65536]:
-        raise UserError(f"{path} looks binary, not text; export it as {SUPPORTED}")
+    """UTF-8 (a byte-order mark is dropped), or UTF-16 with its byte-order mark, as spreadsheets save 'Unicode text'."""
+    encoding, name = ("utf-16", "UTF-16") if data.startswith(UTF16_BOMS) else ("utf-8-sig", "UTF-8")
     try:
-        return data.decode("utf-8-sig")
+        return data.decode(encoding)
     except UnicodeDecodeError as error:
-        raise UserError(f"{path} is not UTF-8 text (bad byte at position {error.start}); re-save it as UTF-8") from None
+        line = data.count(b"\n", 0, error.start) + 1
+        raise UserError(
+            f"{path} is not {name} text (bad byte {data[error.start]:#04x} on line {line:,}); re-save it as UTF-8"
+        ) from None
 
 
 def split_plain_text(text: str) -> tuple[str | None, list[str]]:
@@ -101,7 +162,8 @@ def split_plain_text(text: str) -> tuple[str | None, list[str]]:
     The first paragraph is a header when it is a single short line that does not read as
     a sentence and is much shorter than the paragraphs after it, e.g. "NeurIPS 2025 Papers".
     """
-    paragraphs = [" ".join(p.split()) for p in re.split(r"\n\s*\n", text.replace("\r\n", "\n"))]
+    text = text.replace("\r\n", "\n").replace("\r", "\n")  # Windows and old Mac line ends
+    paragraphs = [" ".join(p.split()) for p in re.split(r"\n\s*\n", text)]
     paragraphs = [p for p in paragraphs if p]
     if len(paragraphs) >= 2 and _is_header(text.lstrip().split("\n", 1)[0], paragraphs):
         return paragraphs[0], paragraphs[1:]
@@ -130,6 +192,8 @@ def _read_table(path: Path, fmt: str, text: str) -> pd.DataFrame:
             frame = _json_records(json.loads(text))
     except json.JSONDecodeError as error:
         raise UserError(f"{path}: invalid JSON at line {error.lineno} ({error.msg}); fix or re-export it") from None
+    except RecursionError:
+        raise UserError(f"{path}: its JSON is nested too deeply to be a list of papers; fix or re-export it") from None
     except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError, TypeError) as error:
         first_line = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
         kind = {"jsonl": "JSON Lines"}.get(fmt, fmt.upper())
@@ -141,8 +205,8 @@ def _read_table(path: Path, fmt: str, text: str) -> pd.DataFrame:
 
 def _json_lines(text: str) -> list[object]:
     records = []
-    # split on newlines only: str.splitlines would also cut at \u2028 or \x1c inside a JSON string
-    for number, line in enumerate(text.split("\n"), start=1):
+    # split on line ends only (\n, \r\n or a lone \r): str.splitlines would also cut at \u2028 inside a string
+    for number, line in enumerate(re.split(r"\r\n|\r|\n", text), start=1):
         if line.strip():
             try:
                 records.append(json.loads(line))

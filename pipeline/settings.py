@@ -17,6 +17,15 @@ from pipeline.errors import UserError
 MIN_PAPERS = 10
 """Fewer papers than this cannot be clustered into meaningful topics."""
 
+MIN_SHARED_WORDS = 5
+"""Fewer words recurring across abstracts than this, and there is nothing to find topics in (a wrong column, noise)."""
+
+MAX_TEXT_CHARS = 100_000
+"""Longest text a paper may hold in any field (about 30 pages): longer ones are a wrong column or a broken file."""
+
+MAX_COLUMNS = 1_000
+"""Most columns an input file, and so a build's metadata, may have: a filter each would make no usable page."""
+
 EMBEDDERS = ("minilm", "tfidf")
 DEVICES = ("auto", "cpu", "cuda", "mps")
 MIN_FIT_SAMPLE = 1000
@@ -32,6 +41,11 @@ def default_cache_dir() -> Path:
     """Where embeddings are cached between builds (override with TOPIC_EXPLORER_CACHE)."""
     env = os.environ.get("TOPIC_EXPLORER_CACHE")
     return Path(env) if env else Path.home() / ".cache" / "topic-explorer"
+
+
+def default_sample_build() -> Path:
+    """Where `serve` keeps the bundled sample's build when it is given no build."""
+    return default_cache_dir() / "sample-build"
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,7 @@ citation debris (`[12]`, `et al.`); none of it should reach a title or a keyword
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Iterator
 
 from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
@@ -106,6 +107,29 @@ def word_runs(text: str) -> list[list[str]]:
                 runs.append(run)
             run = []
     return runs
+
+
+def content_words(text: str) -> Iterator[str]:
+    """The lowercase words of `text` that could say what it is about: no stop words, numbers or symbols."""
+    return (word for word in (m.group().lower() for m in _TOKEN.finditer(text)) if word not in STOP_WORDS)
+
+
+def has_content(text: str) -> bool:
+    """True when `text` holds at least one content word (an abstract of only numbers or stop words has none)."""
+    return next(content_words(text), None) is not None
+
+
+def shared_words(texts: Iterable[str], enough: int) -> int:
+    """How many distinct content words occur in two texts or more, counted up to `enough` (so usually quick)."""
+    seen: set[str] = set()
+    shared: set[str] = set()
+    for text in texts:
+        words = set(content_words(text))
+        shared |= words & seen
+        if len(shared) >= enough:
+            break
+        seen |= words
+    return min(len(shared), enough)
 
 
 def phrases(text: str, max_words: int = 4) -> list[str]:

@@ -27,18 +27,30 @@ CHROMIUM_ARGS = [
 ]
 
 
+CLONE_CLI = (sys.executable, "-m", "pipeline.cli")  # `topic-explorer` as run from this clone
+
+
 @contextmanager
-def running_server(build: Path, log: IO[str], timeout: float = 120) -> Iterator[str]:
+def running_server(
+    build: Path,
+    log: IO[str],
+    timeout: float = 120,
+    *,
+    cli: tuple[str, ...] = CLONE_CLI,
+    cwd: Path = ROOT,
+    env: dict[str, str] | None = None,
+) -> Iterator[str]:
     """`topic-explorer serve BUILD` on a free port, as a user starts it; yields its URL once healthy.
 
+    `cli`, `cwd` and `env` say which copy of the command runs, and from where (an installed one, say).
     The server runs in a session of its own, so the Streamlit process that `serve` becomes is stopped with it.
     """
-    port = _free_port()
-    command = [sys.executable, "-m", "pipeline.cli", "serve", str(build), "--port", str(port), "--host", "127.0.0.1"]
-    process = subprocess.Popen(command, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    port = free_port()
+    command = [*cli, "serve", str(build), "--port", str(port), "--host", "127.0.0.1"]
+    process = subprocess.Popen(command, cwd=cwd, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     url = f"http://127.0.0.1:{port}"
     try:
-        _wait_until_healthy(url, process, timeout)
+        wait_until_healthy(url, process, timeout)
         yield url
     finally:
         os.killpg(process.pid, signal.SIGTERM)
@@ -49,13 +61,13 @@ def running_server(build: Path, log: IO[str], timeout: float = 120) -> Iterator[
             process.wait()
 
 
-def _free_port() -> int:
+def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return probe.getsockname()[1]
 
 
-def _wait_until_healthy(url: str, process: subprocess.Popen, timeout: float) -> None:
+def wait_until_healthy(url: str, process: subprocess.Popen, timeout: float) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if process.poll() is not None:

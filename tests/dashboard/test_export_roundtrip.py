@@ -36,7 +36,8 @@ def source_tables(draw) -> pd.DataFrame:
     n = draw(st.integers(10, 14))
     table = {
         "title": [draw(st.none() | cell_text) for _ in range(n)],
-        "abstract": [f"{draw(cell_text)} abstract {i}" for i in range(n)],  # distinct after whitespace collapse
+        # distinct after whitespace collapse, and sharing enough real words to be a corpus
+        "abstract": [f"{draw(cell_text)} graph networks learn sparse vision models, study {i}" for i in range(n)],
     }
     names = draw(st.lists(st.sampled_from(COLUMN_NAMES), min_size=1, max_size=4, unique=True))
     for name in names:

@@ -75,3 +75,28 @@ def tiny_topics() -> pd.DataFrame:
             "coherence": [0.3, -0.2, np.nan],
         }
     )
+
+
+# Script and markup that must show as text everywhere: an <img> whose onerror runs, a javascript: link, markdown.
+XSS = '<img src=x onerror="window.__xss=1"> [click](javascript:window.__xss=2) **bold** <script>window.__xss=3</script>'
+
+
+def hostile_papers() -> pd.DataFrame:
+    """`tiny_papers` with script and markup in every text field, metadata names and values included."""
+    papers = tiny_papers()
+    for column in ("title", "abstract", "venue", "doi"):
+        papers[column] = [f"{XSS} {column} {i % 3}" for i in range(len(papers))]
+    papers["topic_label"] = [f"{XSS} topic {t}" for t in papers["topic_id"]]
+    papers["keywords"] = [f"{XSS} {i % 2}" for i in range(len(papers))]
+    return papers.rename(columns={"keywords": XSS})  # a metadata column named with script, and so a filter
+
+
+def hostile_topics() -> pd.DataFrame:
+    topics = tiny_topics()
+    topics["label"] = [f"{XSS} topic {t}" for t in topics["topic_id"]]
+    topics["keywords"] = [[f"{XSS} {i}" for i in range(25)] for _ in topics["topic_id"]]
+    return topics
+
+
+HOSTILE_MANIFEST = {"created_at": XSS, "embedder": {"name": XSS}, "seed": 1, "quality": {"coherence_npmi": 0.1}}
+HOSTILE_FOLDER = 'x <img src=x onerror="window.__xss=4"> [a](javascript:window.__xss=5)'

@@ -113,3 +113,9 @@ def test_evaluate_with_an_unknown_label_column_lists_the_columns(capsys, metadat
 def test_evaluate_on_a_missing_build_says_how_to_make_one(capsys, tmp_path):
     code, _, err = run(capsys, "evaluate", tmp_path / "none")
     assert code == 2 and "topic-explorer build" in err
+
+
+def test_an_error_quoting_a_line_break_still_prints_one_line(capsys, tmp_path):
+    (tmp_path / "odd.csv").write_text('"col\nwith a break",other\nx,y\n', encoding="utf-8")
+    code, _, err = run(capsys, "build", tmp_path / "odd.csv", "--out", tmp_path / "b", "--embedder", "tfidf")
+    assert code == 2 and err.count("\n") == 1 and "col with a break" in err

@@ -1,12 +1,13 @@
-"""`topic-explorer serve`: which build it opens and how it starts Streamlit."""
+"""`topic-explorer serve`: which build it opens, how it starts Streamlit, and what it says about the network."""
 
 import sys
 
 import pytest
 
-from pipeline import serve as serve_module
+from dashboard import launch as launch_module
 from pipeline.buildfolder import is_build
 from pipeline.errors import UserError
+from pipeline.serve import serve
 
 
 class Exec:
@@ -16,29 +17,59 @@ class Exec:
         self.path, self.argv, self.env = path, argv, env
 
 
-def test_serve_starts_streamlit_on_the_app_with_the_build_and_project_config(metadata_build, monkeypatch):
-    started = Exec()
-    monkeypatch.setattr(serve_module.os, "execve", started)
-    serve_module.serve(metadata_build, port=8765, host="127.0.0.1")
+@pytest.fixture
+def started(monkeypatch) -> Exec:
+    recorder = Exec()
+    monkeypatch.setattr(launch_module.os, "execve", recorder)
+    return recorder
+
+
+def test_serve_starts_streamlit_on_the_app_with_the_build_and_the_dashboards_settings(metadata_build, started):
+    serve(metadata_build, port=8765, host="127.0.0.1")
     assert started.path == sys.executable
-    assert started.argv[1:4] == ["-m", "streamlit", "run"] and started.argv[4].endswith("dashboard/app.py")
+    assert started.argv[1:4] == ["-m", "streamlit", "run"] and started.argv[4] == str(launch_module.APP)
     assert "--server.port=8765" in started.argv and "--server.address=127.0.0.1" in started.argv
-    assert "--browser.gatherUsageStats=False" in started.argv  # from .streamlit/config.toml
-    assert started.env[serve_module.BUILD_ENV] == str(metadata_build.resolve())
+    for flag in ("--client.disableDataExport=true", "--server.enableXsrfProtection=true", "--server.enableCORS=true"):
+        assert flag in started.argv  # from dashboard/streamlit.toml, whatever the working folder
+    assert "--browser.gatherUsageStats=false" in started.argv
+    assert started.env[launch_module.BUILD_ENV] == str(metadata_build.resolve())
 
 
-def test_serve_refuses_a_folder_that_is_not_a_build(tmp_path, monkeypatch):
-    monkeypatch.setattr(serve_module.os, "execve", Exec())
+def test_the_settings_file_is_read_not_copied(monkeypatch, tmp_path):
+    settings = tmp_path / "streamlit.toml"
+    settings.write_text('[client]\ndisableDataExport = false\n[theme]\nbase = "dark"\n')
+    monkeypatch.setattr(launch_module, "SETTINGS", settings)
+    assert launch_module.streamlit_flags() == ["--client.disableDataExport=false", "--theme.base=dark"]
+
+
+def test_serve_refuses_a_folder_that_is_not_a_build(tmp_path, started):
     with pytest.raises(UserError, match="topic-explorer build"):
-        serve_module.serve(tmp_path / "nothing-here", port=8765, host="127.0.0.1")
+        serve(tmp_path / "nothing-here", port=8765, host="127.0.0.1")
+    assert not hasattr(started, "argv")
+
+
+@pytest.mark.parametrize("host", ["localhost", "127.0.0.1", "127.0.1.1", "::1"])
+def test_a_loopback_address_gets_no_warning(metadata_build, started, capsys, host):
+    serve(metadata_build, port=8765, host=host)
+    assert "warning" not in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("host", ["0.0.0.0", "::", "192.168.1.20", "no-such-host.invalid"])
+def test_any_other_address_gets_a_one_line_warning_that_anyone_can_read_the_papers(
+    metadata_build, started, capsys, host
+):
+    serve(metadata_build, port=8765, host=host)
+    warnings = [line for line in capsys.readouterr().err.splitlines() if line.startswith("warning:")]
+    assert len(warnings) == 1
+    assert f"listening on {host}, port 8765" in warnings[0] and "anyone who can reach this port" in warnings[0]
+    assert "--host localhost" in warnings[0]
+    assert f"--server.address={host}" in started.argv
 
 
 @pytest.mark.model
-def test_serve_without_a_build_builds_the_sample_first(tmp_path, monkeypatch, capsys):
+def test_serve_without_a_build_builds_the_sample_first(tmp_path, monkeypatch, capsys, started):
     monkeypatch.setenv("TOPIC_EXPLORER_CACHE", str(tmp_path))
-    started = Exec()
-    monkeypatch.setattr(serve_module.os, "execve", started)
-    serve_module.serve(None, port=8765, host="127.0.0.1")
+    serve(None, port=8765, host="127.0.0.1")
     assert is_build(tmp_path / "sample-build")
-    assert started.env[serve_module.BUILD_ENV] == str((tmp_path / "sample-build").resolve())
+    assert started.env[launch_module.BUILD_ENV] == str((tmp_path / "sample-build").resolve())
     assert "Built 38 papers" in capsys.readouterr().out

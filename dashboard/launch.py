@@ -1,0 +1,77 @@
+"""Start the Streamlit server on a build with the dashboard's settings, however the package was installed.
+
+The settings live in `streamlit.toml` next to this module (package data) and are passed as flags, which Streamlit
+ranks above any config file: an installed copy, run from any folder, behaves as a clone does.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+import socket
+import sys
+import tomllib
+from pathlib import Path
+from typing import NoReturn
+
+APP = Path(__file__).resolve().with_name("app.py")
+SETTINGS = Path(__file__).resolve().with_name("streamlit.toml")
+BUILD_ENV = "TOPIC_EXPLORER_BUILD"
+
+
+def streamlit_flags() -> list[str]:
+    """Every setting of `streamlit.toml` as a `--section.key=value` flag (TOML spelling of values)."""
+    settings = tomllib.loads(SETTINGS.read_text(encoding="utf-8"))
+    return [
+        f"--{section}.{key}={_toml_value(value)}"
+        for section, values in settings.items()
+        for key, value in values.items()
+    ]
+
+
+def _toml_value(value: object) -> str:
+    return str(value).lower() if isinstance(value, bool) else str(value)
+
+
+def streamlit_command(*, port: int, host: str) -> list[str]:
+    """The command line that starts Streamlit on the dashboard (the build comes through `BUILD_ENV`)."""
+    return [
+        sys.executable,
+        "-m",
+        "streamlit",
+        "run",
+        str(APP),
+        *streamlit_flags(),
+        f"--server.port={port}",
+        f"--server.address={host}",
+    ]
+
+
+def is_loopback(host: str) -> bool:
+    """True when every address `host` resolves to is this machine's own (localhost, 127.x, ::1)."""
+    try:
+        addresses = {info[4][0] for info in socket.getaddrinfo(host, None)}
+    except (socket.gaierror, UnicodeError):
+        return False
+    return bool(addresses) and all(ipaddress.ip_address(a.split("%")[0]).is_loopback for a in addresses)
+
+
+def exposure_warning(host: str, port: int) -> str | None:
+    """One line for a server other machines can reach: the dashboard has no login."""
+    if is_loopback(host):
+        return None
+    return (
+        f"warning: listening on {host}, port {port}: anyone who can reach this port can read every paper in the "
+        "build (there is no login); use --host localhost to keep it to this machine"
+    )
+
+
+def launch(build: Path, *, port: int, host: str) -> NoReturn:
+    """Replace this process with the Streamlit server on `build` (so signals reach the server itself)."""
+    warning = exposure_warning(host, port)
+    if warning:
+        print(warning, file=sys.stderr)
+    env = {**os.environ, BUILD_ENV: str(Path(build).resolve())}
+    print(f"Topic Explorer: http://{host}:{port}  (Ctrl+C to stop)", file=sys.stderr, flush=True)
+    command = streamlit_command(port=port, host=host)
+    os.execve(command[0], command, env)

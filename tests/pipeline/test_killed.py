@@ -1,0 +1,160 @@
+"""Killed at any point: `kill -9` of `build` leaves the previous build readable and the embedding cache usable.
+
+The default suite kills a few TF-IDF builds (one just as it starts writing) and a fake-embedder cache job; the
+full loop, 20 kills of real MiniLM builds sharing one cache, is slow: `pytest -m slow tests/pipeline/test_killed.py`.
+Loops take the command as a parameter, so `add` (which changes an existing build) can be tested the same way.
+"""
+
+from __future__ import annotations
+
+import itertools
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from diskcache import Cache
+
+from pipeline.build import run_build
+from pipeline.buildfolder import is_build, read_build
+from pipeline.embed import MiniLMEmbedder
+from pipeline.embed_cache import EmbeddingCache
+from pipeline.ingest import load_corpus, sample_files
+from pipeline.settings import BuildSettings
+from tests.pipeline.killing import WRITING, kill_loop, random_moments, run_and_kill
+
+ROOT = Path(__file__).resolve().parents[2]
+CLI = [sys.executable, "-m", "pipeline.cli"]
+
+
+@pytest.fixture
+def previous_build(tmp_path, metadata_corpus) -> Path:
+    """A finished build, the one every killed run must leave as it was."""
+    return run_build([metadata_corpus], tmp_path / "build", BuildSettings(embedder="tfidf")).path
+
+
+def report(loop, capsys) -> None:
+    with capsys.disabled():
+        outcomes = {o: loop.count(o) for o in sorted(set(loop.outcomes))}
+        print(f"\nkill loop: {len(loop.outcomes)} runs at {loop.moments}: {outcomes}; left beside it: {loop.leftovers}")
+
+
+def test_kill_9_during_a_build_leaves_the_previous_build_readable(previous_build, metadata_corpus, capsys):
+    def build(run: int) -> list[str]:  # another seed each run, so a new build differs from the previous one
+        return [*CLI, "build", str(metadata_corpus), "--out", str(previous_build), "--embedder", "tfidf",
+                "--seed", str(run + 2), "--quiet"]  # fmt: skip
+
+    loop = kill_loop(build, previous_build, [next(random_moments(seed=12)), WRITING], run_seconds=10.0, cwd=ROOT)
+    report(loop, capsys)
+    assert loop.outcomes[-1] == "killed, build untouched"  # killed as it wrote: the old build stayed whole
+
+
+SLOW_EMBEDDING = """
+import sys, time
+from pathlib import Path
+from pipeline.embed_cache import CacheStats, EmbeddingCache, embed_all
+from tests.conftest import FakeEmbedder
+
+class Slow(FakeEmbedder):
+    def transform(self, texts):
+        time.sleep(0.004 * len(texts))
+        return super().transform(texts)
+
+texts = [f"paper {i} on topic {i % 7}" for i in range(int(sys.argv[2]))]
+embedder, stats = Slow(), CacheStats()
+embed_all(texts, embedder, EmbeddingCache(Path(sys.argv[1]), embedder.name), stats=stats)
+print(stats.reused, stats.embedded)
+"""
+
+
+def test_kill_9_while_embedding_leaves_a_cache_the_next_run_reuses(tmp_path):
+    """The cache (SQLite underneath) keeps every block stored before the kill, and nothing half-stored."""
+    texts = 2000  # 16 blocks of 128, about 8 s of embedding
+    command = [sys.executable, "-c", SLOW_EMBEDDING, str(tmp_path), str(texts)]
+    outcomes = [run_and_kill(command, moment, tmp_path / "no-build", cwd=ROOT)[0] for moment in (1.5, 3.0, 4.5)]
+    assert outcomes == ["killed"] * 3
+    with Cache(str(tmp_path / "embeddings")) as cache:
+        stored = len(cache)
+    assert 0 < stored < texts and stored % 128 == 0  # whole blocks only
+    finished = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, check=True)
+    assert finished.stdout.split() == [str(stored), str(texts - stored)]
+
+
+def test_readers_never_find_the_build_missing_while_it_is_replaced(tmp_path):
+    """The swap is one atomic rename: a dashboard checking the build between two renames would see none."""
+    import numpy as np
+
+    from pipeline.buildfolder import write_build
+    from tests.dashboard.tinybuild import tiny_papers, tiny_topics
+
+    out = tmp_path / "build"
+    papers, topics, embeddings = tiny_papers(), tiny_topics(), np.zeros((8, 4), dtype=np.float32)
+    write_build(out, papers, topics, embeddings, {})
+    missing, done = [], threading.Event()
+
+    def watch() -> None:
+        while not done.is_set():
+            if not is_build(out):
+                missing.append(time.monotonic())
+
+    watcher = threading.Thread(target=watch)
+    watcher.start()
+    for version in range(200):
+        write_build(out, papers, topics, embeddings, {"version": version})
+    done.set()
+    watcher.join()
+    assert missing == []
+    assert read_build(out).manifest["version"] == 199 and [p.name for p in tmp_path.iterdir()] == ["build"]
+
+
+def variants_corpus(folder: Path, run: int, copies: int = 4) -> Path:
+    """Run `run`'s own texts: the sample's abstracts in `copies` variants, new to the cache, in real language."""
+    abstracts = load_corpus(sample_files()).papers["abstract"].tolist()
+    path = folder / f"variants-{run}.csv"
+    texts = [f"{a} (Variant {k} of study {run}.)" for k in range(copies) for a in abstracts]
+    pd.DataFrame({"abstract": texts}).to_csv(path, index=False)
+    return path
+
+
+@pytest.mark.slow
+@pytest.mark.model
+def test_twenty_kills_of_minilm_builds_keep_the_build_and_the_cache(previous_build, tmp_path, capsys):
+    """Each run embeds texts of its own (152, two cache blocks) and is killed at a random moment of a run's length."""
+    kills, cache = 20, tmp_path / "cache"
+    corpora = [variants_corpus(tmp_path, run) for run in range(2 * kills + 1)]
+
+    def build(run: int, out: Path = previous_build, cache: Path = cache) -> list[str]:
+        return [*CLI, "build", str(corpora[run]), "--out", str(out), "--cache-dir", str(cache), "--quiet"]
+
+    started = time.monotonic()  # how long an uninterrupted run takes, with a cache of its own
+    subprocess.run(build(2 * kills, tmp_path / "timing", tmp_path / "timing-cache"), check=True, cwd=ROOT)
+    run_seconds = time.monotonic() - started
+    moments = itertools.islice(random_moments(seed=20, writing_every=5), 2 * kills)
+    loop = kill_loop(build, previous_build, moments, run_seconds=run_seconds, kills=kills, cwd=ROOT)
+    report(loop, capsys)
+    assert sum(o.startswith("killed") for o in loop.outcomes) == kills
+    every_corpus = [corpora[run] for run in range(len(loop.outcomes))]
+    abstracts = load_corpus(every_corpus).papers["abstract"]
+    with Cache(str(cache / "embeddings")) as stored:  # keyword phrases are cached too: count the papers only
+        key = EmbeddingCache(cache, MiniLMEmbedder().name).key
+        entries = sum(key(text) in stored for text in abstracts)
+    command = [
+        *CLI,
+        "build",
+        *map(str, every_corpus),
+        "--out",
+        str(previous_build),
+        "--cache-dir",
+        str(cache),
+        "--quiet",
+    ]
+    subprocess.run(command, check=True, cwd=ROOT)  # a following build of everything the runs embedded succeeds ...
+    embedder = read_build(previous_build).manifest["embedder"]
+    assert (embedder["papers_from_cache"], embedder["papers_embedded"]) == (entries, len(abstracts) - entries)
+    with capsys.disabled():
+        print(
+            f"cache after the kills: {entries} of {len(abstracts)} paper embeddings stored; the next build reused them"
+        )
