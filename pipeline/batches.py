@@ -17,6 +17,7 @@ from pipeline.embed import Embedder
 from pipeline.terms import TermCounts, count_terms
 from pipeline.topicmodel import MapLayout, TopicModel, assign, closeness_to_centre, place
 
+BATCH_ROWS = 2000  # papers per batch: one Dask task, one row group of papers.parquet
 NOT_FIXED = -2  # in `Batch.fixed_topic`: the paper was not in the fit sample
 
 

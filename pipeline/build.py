@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from pipeline import __version__
-from pipeline.batches import NOT_FIXED, Batch, BatchResult, Fitted, apply_batch
+from pipeline.batches import BATCH_ROWS, NOT_FIXED, Batch, BatchResult, Fitted, apply_batch
 from pipeline.buildfolder import STORED_PAPER_COLUMNS, BuildWriter, ModelParts, check_destination
 from pipeline.describe import describe_topics
 from pipeline.embed import Embedder, make_embedder
@@ -43,7 +43,6 @@ from pipeline.topicmodel import PLACE_NEIGHBOURS, POOR_FIT_QUANTILE, MapLayout
 log = logging.getLogger(__name__)
 
 STAGES = ("ingest", "embed", "reduce", "cluster", "layout", "assign", "keywords", "evaluate", "write")
-BATCH_ROWS = 2000  # papers per batch (a Dask task; a row group of papers.parquet)
 REPORTED_PACKAGES = (
     "umap-learn", "hdbscan", "sentence-transformers", "torch", "scikit-learn", "numpy", "pandas", "pyarrow", "dask"
 )  # fmt: skip
@@ -123,7 +122,7 @@ def run_build(
         keep_outliers=settings.keep_outliers,
     )
     fixed = _FixedBySample(sample, fit, xy)
-    with BuildWriter(out, len(papers), vectors.shape[1]) as writer:
+    with BuildWriter(out, len(papers), vectors.shape[1], papers[corpus.metadata_columns]) as writer:
         with timer.stage("assign"):
             counts, topic_id, was_outlier = _apply_to_all(papers, fixed, fitted, cache, engine, writer, stats, progress)
         with timer.stage("keywords"):

@@ -201,7 +201,11 @@ class BuildWriter:
     (an error, Ctrl+C) removes the staging folder and leaves the previous build at `out` as it was.
     """
 
-    def __init__(self, out: Path, n_papers: int, dimensions: int):
+    def __init__(self, out: Path, n_papers: int, dimensions: int, metadata: pd.DataFrame | None = None):
+        """`metadata`: every paper's metadata columns, so each column's type fits all its values (a column
+        empty in the first batch and text later is text throughout)."""
+        import pyarrow as pa
+
         self.out = Path(out).resolve()
         check_destination(self.out)
         self.out.parent.mkdir(parents=True, exist_ok=True)
@@ -211,6 +215,7 @@ class BuildWriter:
             self.staging / EMBEDDINGS_FILE, mode="w+", dtype=np.float32, shape=(n_papers, dimensions)
         )
         self._papers = None  # pyarrow ParquetWriter, opened with the first batch's schema
+        self._metadata_schema = pa.Schema.from_pandas(metadata, preserve_index=False) if metadata is not None else None
         self._written = 0
         self._ids: set[str] = set()
 
@@ -231,7 +236,12 @@ class BuildWriter:
         _check_papers(papers, vectors, self._ids)
         table = pa.Table.from_pandas(papers, preserve_index=False)
         if self._papers is None:
-            self._papers = pq.ParquetWriter(self.staging / PAPERS_FILE, table.schema)
+            schema = table.schema.remove_metadata()
+            if self._metadata_schema is not None:
+                core = [schema.field(c) for c in STORED_PAPER_COLUMNS]
+                schema = pa.schema([*core, *(f for f in self._metadata_schema if f.name not in STORED_PAPER_COLUMNS)])
+            self._papers = pq.ParquetWriter(self.staging / PAPERS_FILE, schema)
+            table = table.cast(schema)
         else:
             table = table.cast(self._papers.schema)
         self._papers.write_table(table)

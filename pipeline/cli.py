@@ -30,6 +30,7 @@ Topic Explorer: find the topics in a pile of paper abstracts and explore them on
 
   topic-explorer build --out my-build            # the bundled sample: 38 NeurIPS 2025 abstracts
   topic-explorer build papers.csv --out my-build # your own corpus
+  topic-explorer add my-build new-papers.csv     # add papers to a build, without refitting it
   topic-explorer serve my-build                  # open the dashboard
   topic-explorer evaluate my-build               # how good are the topics?
 """
@@ -117,6 +118,25 @@ def _parser() -> argparse.ArgumentParser:
     build.add_argument("--quiet", action="store_true", help="print nothing but errors and warnings")
     build.set_defaults(run=_build)
 
+    add = commands.add_parser(
+        "add",
+        help="add new papers to a build, without fitting it again",
+        description=(
+            "Add papers (same formats as build) to an existing build: papers it already has are skipped, the "
+            "rest are embedded, assigned to the existing topics and placed on the existing map, and the build "
+            "is written again as a new version (atomically). Topic sizes and keywords are updated; labels and "
+            "the fitted model stay. Papers that fit no topic well are flagged, and the summary says when a "
+            "rebuild would likely find new topics among them."
+        ),
+    )
+    add.add_argument("build", type=Path, metavar="BUILD", help="the build folder to add to")
+    add.add_argument("inputs", nargs="+", type=Path, metavar="INPUT", help="files of new abstracts")
+    add.add_argument("--device", choices=DEVICES, default=BuildSettings.device, help=help_for("device"))
+    add.add_argument("--dask", metavar="SCHEDULER", help=DASK_HELP)
+    add.add_argument("--cache-dir", type=Path, metavar="DIR", help=help_for("cache_dir"))
+    add.add_argument("--quiet", action="store_true", help="print nothing but errors and warnings")
+    add.set_defaults(run=_add)
+
     serve = commands.add_parser(
         "serve",
         help="open the dashboard on a build",
@@ -177,6 +197,30 @@ def _build(args: argparse.Namespace) -> int:
         from pipeline.summary import build_summary
 
         print(build_summary(result))
+    return 0
+
+
+def _add(args: argparse.Namespace) -> int:
+    from pipeline.add import add_papers
+    from pipeline.engine import make_engine
+
+    _check_writable(args.build.parent, "BUILD")
+    engine = make_engine(args.dask)
+    try:
+        result = add_papers(
+            args.build,
+            args.inputs,
+            engine=engine,
+            cache_dir=args.cache_dir,
+            device=args.device,
+            progress=not args.quiet,
+        )
+    finally:
+        engine.close()
+    if not args.quiet:
+        from pipeline.summary import add_summary
+
+        print(add_summary(result))
     return 0
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from pipeline.add import AddResult
 from pipeline.build import STAGES, BuildResult
 from pipeline.quality import Quality
 
@@ -39,6 +40,29 @@ def build_summary(result: BuildResult) -> str:
         f"  quality: coherence (NPMI) {result.quality.coherence:.3f}, diversity {result.quality.diversity:.3f}"
     )
     lines.append(f"  build: {result.path}")
+    lines.append(f"  explore it: topic-explorer serve {result.path}")
+    return "\n".join(lines)
+
+
+def add_summary(result: AddResult) -> str:
+    """After `add`: how many papers came in, where they went, and whether a rebuild is due."""
+    lines = [
+        f"Added {result.added:,} papers to {result.path.name} (now {result.papers:,}); "
+        f"skipped {result.duplicates:,} it already had; {result.poorly_fitting:,} fit no topic well "
+        f"(flagged) in {sum(result.seconds.values()):.1f} s",
+    ]
+    if result.cache is not None:
+        lines.append(f"  embeddings: {result.cache.embedded} computed, {result.cache.reused} reused from the cache")
+    grown = result.topic_sizes[result.topic_sizes["added"] > 0].sort_values("added", ascending=False)
+    if len(grown):
+        lines.append("  topics that grew:")
+        for row in grown.head(MAX_TOPICS_LISTED).itertuples():
+            lines.append(f"    {row.topic_id:>3}  +{row.added:<5} now {row.size:>6} papers  {row.label}")
+    if result.rebuild_suggested:
+        lines.append(
+            f"  {result.poorly_fitting_since_build:,} papers added since the build fit no topic well: "
+            f"a rebuild may find new topics among them (topic-explorer build ... --out {result.path})"
+        )
     lines.append(f"  explore it: topic-explorer serve {result.path}")
     return "\n".join(lines)
 

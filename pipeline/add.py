@@ -1,0 +1,255 @@
+"""`topic-explorer add`: put new papers into an existing build without fitting anything again.
+
+New papers are read like `build` reads them, papers the build already has are skipped, and the
+rest go through the same per-batch stages as a build's papers outside its fit sample
+(`pipeline.batches`): embedded (cache first), assigned to the nearest topic, placed among the
+nearest fit-sample papers, their terms counted. The build is then written again, atomically, as
+a new version: topic sizes and keywords updated, labels kept, the model unchanged. Papers that
+fit no topic well are flagged; when enough of them pile up, the summary suggests a rebuild.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from functools import partial
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from pipeline.batches import BATCH_ROWS, NOT_FIXED, Batch, BatchResult, Fitted, apply_batch
+from pipeline.buildfolder import STORED_PAPER_COLUMNS, Build, BuildWriter, ModelParts, read_build, read_model
+from pipeline.describe import describe_topics
+from pipeline.embed import Embedder, embedder_for
+from pipeline.embed_cache import CacheStats, EmbeddingCache, embed_all
+from pipeline.engine import Engine, InProcess
+from pipeline.ingest import load_corpus
+from pipeline.metadata import reconciled
+from pipeline.quality import Quality, assess
+from pipeline.settings import default_cache_dir
+from pipeline.terms import TermCounts
+from pipeline.timing import StageTimer
+from pipeline.topicmodel import MapLayout
+
+log = logging.getLogger(__name__)
+
+REBUILD_SHARE = 0.05  # suggest a rebuild once added papers that fit no topic reach this share of the build
+COPY_ROWS = 50_000  # the build's own papers are copied into the new version this many at a time
+KEPT_FILES = ("edits.json",)  # the user's edits to a build survive the papers added to it
+
+
+@dataclass
+class AddResult:
+    """What `add` did, for the CLI's summary."""
+
+    path: Path
+    added: int
+    duplicates: int
+    poorly_fitting: int  # of the papers added now
+    poorly_fitting_since_build: int  # of every paper added since the build was fitted
+    papers: int  # in the build now
+    topic_sizes: pd.DataFrame  # topic_id, label, size, added
+    rebuild_suggested: bool
+    cache: CacheStats | None
+    seconds: dict[str, float] = field(default_factory=dict)
+
+
+def add_papers(
+    build_path: Path,
+    inputs: list[Path],
+    *,
+    engine: Engine | None = None,
+    embedder: Embedder | None = None,
+    cache_dir: Path | None = None,
+    device: str = "auto",
+    progress: bool = False,
+) -> AddResult:
+    """Add the papers in `inputs` to the build at `build_path` and write it again as a new version."""
+    engine = engine or InProcess()
+    timer = StageTimer()
+    build = read_build(build_path)
+    parts = read_model(build)
+    settings = build.manifest.get("settings") or {}
+    with timer.stage("ingest"):
+        corpus = load_corpus(
+            list(inputs), text_column=settings.get("text_column"), title_column=settings.get("title_column")
+        )
+    known = corpus.papers["paper_id"].isin(build.papers["paper_id"])
+    new = corpus.papers[~known].reset_index(drop=True)
+    embedder = embedder or embedder_for(build.manifest.get("embedder") or {}, parts.embedder_state, device=device)
+    cache = EmbeddingCache(None if embedder.fits_corpus else (cache_dir or default_cache_dir()), embedder.name)
+    stats = CacheStats()
+    fitted = _fitted(build, parts, embedder, keep_outliers=bool(settings.get("keep_outliers")))
+    with timer.stage("assign"):
+        results = list(_apply(new, fitted, cache, engine, stats, progress))
+    old_counts = TermCounts.from_frame(parts.terms, build.topics.set_index("topic_id")["size"])
+    counts = sum((r.terms for r in results), start=old_counts) if results else old_counts
+    new_topic = np.concatenate([r.topic_id for r in results]) if results else np.zeros(0, dtype=np.int64)
+    new_outlier = np.concatenate([r.was_outlier for r in results]) if results else np.zeros(0, dtype=bool)
+    topic_id = np.concatenate([build.papers["topic_id"].to_numpy(), new_topic])
+    was_outlier = np.concatenate([build.papers["was_outlier"].to_numpy(), new_outlier])
+    sample = build.papers["fit_sample"].to_numpy()
+    sample_texts = build.papers.loc[sample, "abstract"].tolist()
+    with timer.stage("keywords"):
+        described = describe_topics(
+            counts,
+            parts.topics,
+            {},
+            texts=sample_texts,
+            text_topics=build.papers.loc[sample, "topic_id"].to_numpy(),
+            embed_terms=partial(embed_all, embedder=embedder, cache=cache),
+            keywords_per_topic=int(settings.get("keywords_per_topic") or 25),
+        )
+        table = _keep_labels(described, build.topics)
+    with timer.stage("evaluate"):
+        quality = assess(sample_texts, topic_id, was_outlier, table)
+    table = table.merge(quality.per_topic[["topic_id", "coherence"]], on="topic_id", how="left")
+    since_build = _poorly_fitting_since_build(build) + int(new_outlier.sum())
+    with timer.stage("write"):
+        addition = {
+            "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
+            "inputs": corpus.inputs,
+            "papers_added": len(new),
+            "duplicates_skipped": int(known.sum()),
+            "poorly_fitting": int(new_outlier.sum()),
+        }
+        manifest = _manifest(build.manifest, addition, quality, len(topic_id))
+        model = ModelParts(parts.topics, counts.to_frame(), parts.embedder_state)
+        path = _write(build, new, results, table, manifest, model)
+    added_per_topic = pd.Series(new_topic).value_counts()
+    sizes = table[["topic_id", "label", "size"]].assign(
+        added=table["topic_id"].map(added_per_topic).fillna(0).astype(int)
+    )
+    return AddResult(
+        path=path,
+        added=len(new),
+        duplicates=int(known.sum()),
+        poorly_fitting=int(new_outlier.sum()),
+        poorly_fitting_since_build=since_build,
+        papers=len(topic_id),
+        topic_sizes=sizes,
+        rebuild_suggested=since_build >= max(_min_topic_size(build), REBUILD_SHARE * len(topic_id)),
+        cache=None if embedder.fits_corpus else stats,
+        seconds=dict(timer.seconds),
+    )
+
+
+def _fitted(build: Build, parts: ModelParts, embedder: Embedder, *, keep_outliers: bool) -> Fitted:
+    sample = build.papers["fit_sample"].to_numpy()
+    vectors = np.asarray(build.embeddings(mmap=True)[np.flatnonzero(sample)])
+    xy = build.papers.loc[sample, ["x", "y"]].to_numpy(dtype=np.float32)
+    terms = tuple(sorted(parts.terms["term"].unique()))
+    topic_ids = np.union1d(parts.topics.topic_ids, [-1] if keep_outliers else []).astype(np.int64)
+    return Fitted(embedder, parts.topics, MapLayout(vectors, xy), terms, topic_ids, keep_outliers)
+
+
+def _apply(
+    new: pd.DataFrame, fitted: Fitted, cache: EmbeddingCache, engine: Engine, stats: CacheStats, progress: bool
+) -> Iterator[BatchResult]:
+    from tqdm.auto import tqdm
+
+    dimensions = fitted.layout.vectors.shape[1]
+
+    def batches():
+        for start in range(0, len(new), BATCH_ROWS):
+            texts = new["abstract"].iloc[start : start + BATCH_ROWS].tolist()
+            vectors = np.full((len(texts), dimensions), np.nan, dtype=np.float32)
+            for row, vector in enumerate(cache.get(texts)):
+                if vector is not None:
+                    vectors[row] = vector
+            n = len(texts)
+            yield Batch(texts, vectors, np.full(n, NOT_FIXED), np.full((n, 2), np.nan, dtype=np.float32))
+
+    bar = tqdm(total=len(new), desc="Adding", unit="paper", disable=not (progress and len(new)))
+    for result in engine.map(apply_batch, batches(), fitted=fitted):
+        done = bar.n
+        texts = new["abstract"].iloc[done : done + len(result.topic_id)].tolist()
+        fresh = np.flatnonzero(result.embedded)
+        cache.put([texts[i] for i in fresh], result.vectors[fresh])
+        stats.embedded += len(fresh)
+        stats.reused += len(texts) - len(fresh)
+        bar.update(len(texts))
+        yield result
+    bar.close()
+
+
+def _keep_labels(described: pd.DataFrame, before: pd.DataFrame) -> pd.DataFrame:
+    """New keywords and sizes under the labels (and named flags) readers already know."""
+    known = before.set_index("topic_id")
+    table = described.copy()
+    table["label"] = [known["label"].get(t, label) for t, label in zip(table["topic_id"], table["label"], strict=True)]
+    table["named"] = [bool(known["named"].get(t, False)) for t in table["topic_id"]]
+    return table
+
+
+def _poorly_fitting_since_build(build: Build) -> int:
+    return sum(int(a.get("poorly_fitting", 0)) for a in build.manifest.get("additions") or [])
+
+
+def _min_topic_size(build: Build) -> int:
+    return int((build.manifest.get("parameters") or {}).get("min_topic_size") or 3)
+
+
+def _manifest(before: dict, addition: dict, quality: Quality, n_papers: int) -> dict:
+    manifest = {k: v for k, v in before.items() if k != "schema_version"}
+    counts = dict(manifest.get("counts") or {})
+    counts.update(
+        papers=n_papers,
+        topics=int(quality.n_topics),
+        outliers=round(quality.outlier_share * n_papers),
+    )
+    return manifest | {
+        "counts": counts,
+        "quality": quality.summary(),
+        "additions": [*(before.get("additions") or []), addition],
+        "updated_at": addition["created_at"],
+    }
+
+
+def _write(
+    build: Build, new: pd.DataFrame, results: list, table: pd.DataFrame, manifest: dict, model: ModelParts
+) -> Path:
+    """The new version: the build's papers as they were, then the added ones; metadata columns merged."""
+    old = build.papers.drop(columns=["topic_label"])
+    new_rows = _new_rows(new, results)
+    added_columns = [c for c in new_rows.columns if c not in STORED_PAPER_COLUMNS]
+    metadata = list(dict.fromkeys([*build.metadata_columns, *added_columns]))
+    merged = pd.concat([old, new_rows], ignore_index=True, sort=False)
+    merged = merged[[*STORED_PAPER_COLUMNS, *metadata]]
+    merged = merged.assign(**{column: reconciled(merged[column]) for column in metadata})
+    vectors = build.embeddings(mmap=True)
+    new_vectors = np.concatenate([r.vectors for r in results]) if results else np.zeros((0, vectors.shape[1]))
+    extra = [p for p in build.path.iterdir() if p.is_file() and p.name in KEPT_FILES]
+    with BuildWriter(build.path, len(merged), vectors.shape[1], merged[metadata]) as writer:
+        for start in range(0, len(old), COPY_ROWS):
+            stop = min(start + COPY_ROWS, len(old))
+            writer.add(merged.iloc[start:stop], np.asarray(vectors[start:stop]))
+        if len(new_rows):
+            writer.add(merged.iloc[len(old) :], new_vectors)
+        writer.keep(extra)
+        return writer.commit(table, manifest, model)
+
+
+def _new_rows(new: pd.DataFrame, results: list) -> pd.DataFrame:
+    if not results:
+        return pd.DataFrame(columns=list(STORED_PAPER_COLUMNS))
+    topic_id = np.concatenate([r.topic_id for r in results])
+    xy = np.concatenate([r.xy for r in results])
+    core = pd.DataFrame(
+        {
+            "paper_id": new["paper_id"].to_numpy(),
+            "title": new["title"].to_numpy(),
+            "abstract": new["abstract"].to_numpy(),
+            "topic_id": topic_id,
+            "confidence": np.concatenate([r.confidence for r in results]).round(4),
+            "was_outlier": np.concatenate([r.was_outlier for r in results]),
+            "fit_sample": False,
+            "x": xy[:, 0],
+            "y": xy[:, 1],
+        }
+    )
+    metadata = [c for c in new.columns if c not in ("paper_id", "title", "abstract")]
+    return pd.concat([core, new[metadata].reset_index(drop=True)], axis=1)

@@ -1,0 +1,133 @@
+"""`add`: new papers into an existing build, without refitting; duplicates skipped; the build safe if it fails."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from pipeline import batches
+from pipeline.add import add_papers
+from pipeline.build import run_build
+from pipeline.buildfolder import read_build, read_model
+from pipeline.cli import main
+from pipeline.errors import UserError
+from pipeline.settings import BuildSettings
+
+
+@pytest.fixture
+def built(metadata_corpus, tmp_path, fake_embedder):
+    """A build of the first 30 papers; the other 8 wait to be added."""
+    table = pd.read_csv(metadata_corpus)
+    table.head(30).to_csv(tmp_path / "first.csv", index=False)
+    settings = BuildSettings(cache_dir=tmp_path / "cache")
+    return run_build([tmp_path / "first.csv"], tmp_path / "build", settings, embedder=fake_embedder).path, table
+
+
+def files_of(folder):
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def test_near_copies_of_a_builds_papers_join_their_originals_topics_and_places(built, tmp_path, fake_embedder):
+    path, table = built
+    before = read_build(path)
+    before_vectors, before_terms = before.embeddings(), read_model(before).terms
+    copies = table.head(30).assign(abstract=table["abstract"].head(30) + " We also release our code.")
+    copies.to_csv(tmp_path / "copies.csv", index=False)
+    result = add_papers(path, [tmp_path / "copies.csv"], embedder=fake_embedder, cache_dir=tmp_path / "cache")
+    after = read_build(path)
+    assert result.added == 30 and result.papers == 60 and len(after.papers) == 60
+    old, new = after.papers.iloc[:30], after.papers.iloc[30:]
+    pd.testing.assert_frame_equal(old.reset_index(drop=True), before.papers, check_dtype=False)
+    assert (new["topic_id"].to_numpy() == old["topic_id"].to_numpy()).mean() >= 0.9
+    distance = np.hypot(new["x"].to_numpy() - old["x"].to_numpy(), new["y"].to_numpy() - old["y"].to_numpy())
+    assert np.median(distance) < 0.05
+    assert not new["fit_sample"].any() and old["fit_sample"].all()
+    np.testing.assert_array_equal(after.embeddings()[:30], before_vectors)
+    sizes = after.papers["topic_id"].value_counts()
+    assert all(sizes[t] == s for t, s in zip(after.topics["topic_id"], after.topics["size"], strict=True))
+    assert after.topics["label"].tolist() == before.topics["label"].tolist()  # labels stay put
+    assert after.manifest["additions"][-1]["papers_added"] == 30 and after.manifest["counts"]["papers"] == 60
+    terms = read_model(after).terms
+    assert terms["count"].sum() > before_terms["count"].sum()  # keywords see the new papers
+
+
+def test_papers_the_build_already_has_are_skipped(built, tmp_path, fake_embedder):
+    path, table = built
+    table.to_csv(tmp_path / "all.csv", index=False)
+    result = add_papers(path, [tmp_path / "all.csv"], embedder=fake_embedder, cache_dir=tmp_path / "cache")
+    assert (result.added, result.duplicates) == (8, 30)
+    again = add_papers(path, [tmp_path / "all.csv"], embedder=fake_embedder, cache_dir=tmp_path / "cache")
+    assert (again.added, again.duplicates, again.papers) == (0, 38, 38)
+    assert read_build(path).papers["paper_id"].is_unique
+
+
+def test_metadata_of_added_papers_is_kept_and_new_columns_are_missing_for_old_papers(built, tmp_path, fake_embedder):
+    path, table = built
+    table.tail(8).assign(doi=[f"10.1/{i:04d}" for i in range(8)]).to_csv(tmp_path / "new.csv", index=False)
+    add_papers(path, [tmp_path / "new.csv"], embedder=fake_embedder, cache_dir=tmp_path / "cache")
+    papers = read_build(path).papers
+    assert papers["doi"].iloc[:30].isna().all() and papers["doi"].iloc[30:].tolist()[0] == "10.1/0000"
+    assert papers["year"].tolist() == table["year"].tolist()
+
+
+def test_a_failed_add_leaves_the_build_as_it_was(built, tmp_path, fake_embedder, monkeypatch):
+    path, table = built
+    before = files_of(path)
+    table.tail(8).to_csv(tmp_path / "new.csv", index=False)
+
+    def broken(*args, **kwargs):
+        raise KeyboardInterrupt  # as if the user pressed Ctrl+C midway
+
+    monkeypatch.setattr(batches, "count_terms", broken)
+    with pytest.raises(KeyboardInterrupt):
+        add_papers(path, [tmp_path / "new.csv"], embedder=fake_embedder, cache_dir=tmp_path / "cache")
+    assert files_of(path) == before
+    assert sorted(p.name for p in path.parent.iterdir() if p.name.startswith(".")) == []
+
+
+def test_many_poorly_fitting_papers_suggest_a_rebuild(built, tmp_path, fake_embedder):
+    path, _ = built
+    foreign = [f"Volcanic basalt {i} erupts magma lava plume caldera tephra ash crater {i * 7}" for i in range(12)]
+    pd.DataFrame({"abstract": foreign}).to_csv(tmp_path / "foreign.csv", index=False)
+    result = add_papers(path, [tmp_path / "foreign.csv"], embedder=fake_embedder, cache_dir=tmp_path / "cache")
+    assert result.poorly_fitting >= 10 and result.rebuild_suggested
+    assert read_build(path).papers["was_outlier"].iloc[30:].sum() == result.poorly_fitting
+
+
+def test_adding_to_a_build_without_a_model_is_one_line(tiny_build_v1, tmp_path, capsys):
+    (tmp_path / "new.csv").write_text("abstract\nA new paper on graphs.\n", encoding="utf-8")
+    assert main(["add", str(tiny_build_v1), str(tmp_path / "new.csv")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and "no fitted model" in err and err.count("\n") == 1
+
+
+@pytest.fixture
+def tiny_build_v1(tmp_path):
+    from pipeline.buildfolder import write_build
+    from tests.dashboard.tinybuild import tiny_papers, tiny_topics
+
+    papers = tiny_papers()
+    return write_build(tmp_path / "tiny", papers, tiny_topics(), np.zeros((len(papers), 4), np.float32), {})
+
+
+def test_the_add_command_prints_what_it_did(built, tmp_path, capsys, monkeypatch, fake_embedder):
+    path, table = built
+    table.tail(8).to_csv(tmp_path / "new.csv", index=False)
+    monkeypatch.setattr("pipeline.add.embedder_for", lambda *args, **kwargs: fake_embedder)
+    code = main(["add", str(path), str(tmp_path / "new.csv"), "--cache-dir", str(tmp_path / "cache")])
+    out = capsys.readouterr().out
+    assert code == 0 and "Added 8 papers to build (now 38)" in out and "topics that grew" in out
+
+
+def test_an_unknown_build_is_one_line(tmp_path, capsys):
+    (tmp_path / "new.csv").write_text("abstract\nA paper.\n", encoding="utf-8")
+    assert main(["add", str(tmp_path / "nowhere"), str(tmp_path / "new.csv")]) == 2
+    assert "no build at" in capsys.readouterr().err
+
+
+def test_user_error_is_raised_for_a_build_made_by_another_embedder(built, tmp_path):
+    path, table = built  # made with the test's fake embedder, which `add` cannot recreate
+    table.tail(8).to_csv(tmp_path / "new.csv", index=False)
+    with pytest.raises(UserError, match="cannot add to"):
+        add_papers(path, [tmp_path / "new.csv"], cache_dir=tmp_path / "cache")
