@@ -27,7 +27,7 @@ from pipeline.embed import Embedder, embedder_for
 from pipeline.embed_cache import CacheStats, EmbeddingCache, embed_all
 from pipeline.engine import Engine, InProcess
 from pipeline.ingest import load_corpus
-from pipeline.metadata import reconciled
+from pipeline.metadata import ColumnSummary, as_type, merged_type, summarise
 from pipeline.quality import Quality, assess
 from pipeline.settings import default_cache_dir
 from pipeline.terms import TermCounts
@@ -38,6 +38,7 @@ log = logging.getLogger(__name__)
 
 REBUILD_SHARE = 0.05  # suggest a rebuild once added papers that fit no topic reach this share of the build
 COPY_ROWS = 50_000  # the build's own papers are copied into the new version this many at a time
+EMPTY = ColumnSummary(frozenset())  # the summary of a column a side lacks
 KEPT_FILES = ("edits.json",)  # the user's edits to a build survive the papers added to it
 
 
@@ -161,7 +162,8 @@ def _apply(
                 if vector is not None:
                     vectors[row] = vector
             n = len(texts)
-            yield Batch(texts, vectors, np.full(n, NOT_FIXED), np.full((n, 2), np.nan, dtype=np.float32))
+            titles = new["title"].iloc[start : start + BATCH_ROWS].tolist()
+            yield Batch(texts, titles, vectors, np.full(n, NOT_FIXED), np.full((n, 2), np.nan, dtype=np.float32))
 
     bar = tqdm(total=len(new), desc="Adding", unit="paper", disable=not (progress and len(new)))
     for result in engine.map(apply_batch, batches(), fitted=fitted):
@@ -219,11 +221,15 @@ def _write(
     metadata = list(dict.fromkeys([*build.metadata_columns, *added_columns]))
     merged = pd.concat([old, new_rows], ignore_index=True, sort=False)
     merged = merged[[*STORED_PAPER_COLUMNS, *metadata]]
-    merged = merged.assign(**{column: reconciled(merged[column]) for column in metadata})
+    types = {
+        c: merged_type([summarise(old[c]) if c in old else EMPTY, summarise(new_rows[c]) if c in new_rows else EMPTY])
+        for c in metadata
+    }
+    merged = merged.assign(**{column: as_type(merged[column], types[column]) for column in metadata})
     vectors = build.embeddings(mmap=True)
     new_vectors = np.concatenate([r.vectors for r in results]) if results else np.zeros((0, vectors.shape[1]))
     extra = [p for p in build.path.iterdir() if p.is_file() and p.name in KEPT_FILES]
-    with BuildWriter(build.path, len(merged), vectors.shape[1], merged[metadata]) as writer:
+    with BuildWriter(build.path, len(merged), vectors.shape[1], types) as writer:
         for start in range(0, len(old), COPY_ROWS):
             stop = min(start + COPY_ROWS, len(old))
             writer.add(merged.iloc[start:stop], np.asarray(vectors[start:stop]))

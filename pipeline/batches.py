@@ -1,4 +1,4 @@
-"""The per-paper stages, applied to one batch of papers: embed, assign, place, count terms.
+"""The per-paper stages, applied to one batch of papers: title, embed, assign, place, count terms.
 
 `apply_batch` is a pure function of the batch and the fitted model. The build runs it on every
 batch of papers, in this process or as a Dask task (see `pipeline.engine`), and `topic-explorer add`
@@ -15,6 +15,7 @@ import numpy as np
 
 from pipeline.embed import Embedder
 from pipeline.terms import TermCounts, count_terms
+from pipeline.titles import derive_title
 from pipeline.topicmodel import MapLayout, TopicModel, assign, closeness_to_centre, place
 
 BATCH_ROWS = 2000  # papers per batch: one Dask task, one row group of papers.parquet
@@ -26,6 +27,7 @@ class Batch:
     """A batch of papers: abstracts, any vectors already known (from the cache), what the fit fixed."""
 
     abstracts: list[str]
+    titles: list[str]  # '' where the source has none: derived here
     vectors: np.ndarray  # float32 [n, d]; rows of NaN still to be embedded
     fixed_topic: np.ndarray  # int64 [n]: the fit's topic (-1: left out), or NOT_FIXED
     fixed_xy: np.ndarray  # float32 [n, 2]: the fit's map position, or NaN
@@ -47,6 +49,7 @@ class Fitted:
 class BatchResult:
     """Per paper: vector, topic, confidence, outlier flag, position; plus the batch's term counts."""
 
+    titles: list[str]
     vectors: np.ndarray
     embedded: np.ndarray  # bool: this vector was computed here (the caller stores it in the cache)
     topic_id: np.ndarray
@@ -78,6 +81,7 @@ def apply_batch(batch: Batch, fitted: Fitted) -> BatchResult:
     if unplaced.any():
         xy[unplaced] = place(vectors[unplaced], fitted.layout)
     return BatchResult(
+        titles=[title or derive_title(abstract) for title, abstract in zip(batch.titles, batch.abstracts, strict=True)],
         vectors=vectors,
         embedded=missing,
         topic_id=topic_id.astype(np.int64),

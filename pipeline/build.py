@@ -14,6 +14,8 @@ from __future__ import annotations
 import hashlib
 import logging
 import platform
+from collections import deque
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import partial
@@ -32,7 +34,7 @@ from pipeline.embed_cache import CacheStats, EmbeddingCache, embed_all
 from pipeline.engine import Engine, InProcess
 from pipeline.errors import UserError
 from pipeline.fit import Fit, fit_topics
-from pipeline.ingest import Corpus, load_corpus, sample_files
+from pipeline.ingest import CorpusReader, sample_files
 from pipeline.layout import map_coordinates
 from pipeline.quality import Quality, assess
 from pipeline.settings import MIN_PAPERS, BuildSettings
@@ -53,7 +55,8 @@ class BuildResult:
     """What a build produced, for the CLI's closing summary."""
 
     path: Path
-    corpus: Corpus
+    corpus: CorpusReader  # what was read: inputs and counts
+    titles_derived: int
     table: pd.DataFrame  # the topics, as written
     topic_id: np.ndarray  # per paper
     was_outlier: np.ndarray  # per paper
@@ -82,23 +85,23 @@ def run_build(
     engine = engine or InProcess()
     timer = StageTimer()
     with timer.stage("ingest"):
-        corpus = load_corpus(
+        reader = CorpusReader(
             list(inputs) or sample_files(), text_column=settings.text_column, title_column=settings.title_column
         )
-    papers = corpus.papers
-    if len(papers) < MIN_PAPERS:
+    if reader.n_papers < MIN_PAPERS:
         raise UserError(
-            f"found {len(papers)} usable abstracts; topic modelling needs at least {MIN_PAPERS}: add more papers"
+            f"found {reader.n_papers} usable abstracts; topic modelling needs at least {MIN_PAPERS}: add more papers"
         )
     embedder = embedder or make_embedder(settings.embedder, seed=settings.seed, device=settings.device)
     cache = EmbeddingCache(None if embedder.fits_corpus else settings.cache_dir, embedder.name)
     stats = CacheStats()
-    abstracts = papers["abstract"].tolist()
-    sample = fit_sample_rows(papers["paper_id"], settings.fit_sample, settings.seed)
-    sample_texts = [abstracts[i] for i in sample]
+    sample = fit_sample_rows(pd.Series(reader.paper_ids), settings.fit_sample, settings.seed)
+    with timer.stage("ingest"):
+        corpus = _Corpus(reader, len(sample) == reader.n_papers)
+        sample_texts = corpus.abstracts_at(sample)
     log.info(
         "Read %d papers; embedding %d of them with %s %s ...",
-        len(papers),
+        reader.n_papers,
         len(sample),
         embedder.name,
         engine.description,
@@ -122,12 +125,13 @@ def run_build(
         keep_outliers=settings.keep_outliers,
     )
     fixed = _FixedBySample(sample, fit, xy)
-    with BuildWriter(out, len(papers), vectors.shape[1], papers[corpus.metadata_columns]) as writer:
+    with BuildWriter(out, reader.n_papers, vectors.shape[1], reader.metadata_types) as writer:
         with timer.stage("assign"):
-            counts, topic_id, was_outlier = _apply_to_all(papers, fixed, fitted, cache, engine, writer, stats, progress)
+            applied = _apply_to_all(corpus, fixed, fitted, cache, engine, writer, stats, progress)
+        topic_id, was_outlier = applied.topic_id, applied.was_outlier
         with timer.stage("keywords"):
             table = describe_topics(
-                counts,
+                applied.counts,
                 fit.model,
                 fit.names,
                 texts=sample_texts,
@@ -139,14 +143,34 @@ def run_build(
             quality = assess(sample_texts, topic_id, was_outlier, table)
         table = table.merge(quality.per_topic[["topic_id", "coherence"]], on="topic_id", how="left")
         with timer.stage("write"):
-            manifest = _manifest(corpus, fit, quality, settings, embedder, vectors.shape[1], stats, timer.seconds)
+            manifest = _manifest(reader, applied.titles_derived, fit, quality, settings, embedder, stats, timer.seconds)
             manifest |= {"engine": engine.description, "fit_sample": len(sample)}
-            model = ModelParts(fit.model, counts.to_frame(), embedder.state() if embedder.fits_corpus else None)
+            model = ModelParts(fit.model, applied.counts.to_frame(), embedder.state() if embedder.fits_corpus else None)
             path = writer.commit(table, manifest, model)
     return BuildResult(
-        path, corpus, table, topic_id, was_outlier, fit.unmatched_names, quality,
+        path, reader, applied.titles_derived, table, topic_id, was_outlier, fit.unmatched_names, quality,
         None if embedder.fits_corpus else stats, dict(timer.seconds), engine.description,
     )  # fmt: skip
+
+
+class _Corpus:
+    """The reader's papers in batches; held in memory when the fit needs every paper anyway."""
+
+    def __init__(self, reader: CorpusReader, hold: bool):
+        self.reader = reader
+        self._held = list(reader.batches(BATCH_ROWS)) if hold else None
+
+    def batches(self) -> Iterator[pd.DataFrame]:
+        return iter(self._held) if self._held is not None else self.reader.batches(BATCH_ROWS)
+
+    def abstracts_at(self, rows: np.ndarray) -> list[str]:
+        """The abstracts at corpus positions `rows` (sorted), reading the files once more if not held."""
+        found, start = [], 0
+        for batch in self.batches():
+            low, high = np.searchsorted(rows, [start, start + len(batch)])
+            found += batch["abstract"].iloc[rows[low:high] - start].tolist()
+            start += len(batch)
+        return found
 
 
 def fit_sample_rows(paper_ids: pd.Series, size: int, seed: int) -> np.ndarray:
@@ -183,8 +207,16 @@ class _FixedBySample:
         return topic, xy, where
 
 
+@dataclass
+class _Applied:
+    counts: TermCounts
+    topic_id: np.ndarray
+    was_outlier: np.ndarray
+    titles_derived: int
+
+
 def _apply_to_all(
-    papers: pd.DataFrame,
+    corpus: _Corpus,
     fixed: _FixedBySample,
     fitted: Fitted,
     cache: EmbeddingCache,
@@ -192,50 +224,54 @@ def _apply_to_all(
     writer: BuildWriter,
     stats: CacheStats,
     progress: bool,
-) -> tuple[TermCounts, np.ndarray, np.ndarray]:
+) -> _Applied:
     """Every paper through `apply_batch`, batch by batch; each result is written as it arrives."""
     from tqdm.auto import tqdm
 
     dimensions = fitted.layout.vectors.shape[1]
-    starts = range(0, len(papers), BATCH_ROWS)
+    waiting: deque[tuple[int, pd.DataFrame]] = deque()  # batches sent and not yet back, with their papers
 
-    def batches():
-        for start in starts:
-            stop = min(start + BATCH_ROWS, len(papers))
+    def batches() -> Iterator[Batch]:
+        start = 0
+        for rows in corpus.batches():
+            stop = start + len(rows)
             topic, xy, where = fixed.for_rows(start, stop)
-            texts = papers["abstract"].iloc[start:stop].tolist()
+            texts = rows["abstract"].tolist()
             vectors = np.full((stop - start, dimensions), np.nan, dtype=np.float32)
             vectors[where >= 0] = fitted.layout.vectors[where[where >= 0]]
             outside = np.flatnonzero(where < 0)
             for row, vector in zip(outside, cache.get([texts[i] for i in outside]), strict=True):
                 if vector is not None:
                     vectors[row] = vector
-            yield Batch(texts, vectors, topic, xy)
+            waiting.append((start, rows))
+            yield Batch(texts, rows["title"].tolist(), vectors, topic, xy)
+            start = stop
 
-    outside_sample = len(papers) - len(fixed.rows)
+    outside_sample = corpus.reader.n_papers - len(fixed.rows)
     bar = tqdm(total=outside_sample, desc="Assigning", unit="paper", disable=not (progress and outside_sample))
-    counts, topic_ids, outliers = None, [], []
-    for start, result in zip(starts, engine.map(apply_batch, batches(), fitted=fitted), strict=True):
-        rows = papers.iloc[start : start + len(result.topic_id)]
+    counts, topic_ids, outliers, derived = None, [], [], 0
+    for result in engine.map(apply_batch, batches(), fitted=fitted):
+        start, rows = waiting.popleft()
         in_sample = fixed.for_rows(start, start + len(rows))[2] >= 0
         new = np.flatnonzero(result.embedded)
         cache.put([rows["abstract"].iloc[i] for i in new], result.vectors[new])
         stats.embedded += len(new)
         stats.reused += int((~in_sample).sum()) - len(new)
+        derived += int((rows["title"] == "").sum())
         writer.add(_paper_rows(rows, result, in_sample), result.vectors)
         counts = result.terms if counts is None else counts + result.terms
         topic_ids.append(result.topic_id)
         outliers.append(result.was_outlier)
         bar.update(int((~in_sample).sum()))
     bar.close()
-    return counts, np.concatenate(topic_ids), np.concatenate(outliers)
+    return _Applied(counts, np.concatenate(topic_ids), np.concatenate(outliers), derived)
 
 
 def _paper_rows(rows: pd.DataFrame, result: BatchResult, in_sample: np.ndarray) -> pd.DataFrame:
     core = pd.DataFrame(
         {
             "paper_id": rows["paper_id"].to_numpy(),
-            "title": rows["title"].to_numpy(),
+            "title": result.titles,
             "abstract": rows["abstract"].to_numpy(),
             "topic_id": result.topic_id,
             "confidence": result.confidence.round(4),
@@ -251,12 +287,12 @@ def _paper_rows(rows: pd.DataFrame, result: BatchResult, in_sample: np.ndarray) 
 
 
 def _manifest(
-    corpus: Corpus,
+    corpus: CorpusReader,
+    titles_derived: int,
     fit: Fit,
     quality: Quality,
     settings: BuildSettings,
     embedder: Embedder,
-    dimensions: int,
     stats: CacheStats,
     seconds: dict[str, float],
 ) -> dict:
@@ -268,10 +304,10 @@ def _manifest(
             "rows_read": corpus.rows_read,
             "empty_dropped": corpus.empty_dropped,
             "duplicates_dropped": corpus.duplicates_dropped,
-            "papers": len(corpus.papers),
-            "titles_derived": corpus.titles_derived,
+            "papers": corpus.n_papers,
+            "titles_derived": titles_derived,
             "topics": int(quality.n_topics),
-            "outliers": round(quality.outlier_share * len(corpus.papers)),
+            "outliers": round(quality.outlier_share * corpus.n_papers),
         },
         "settings": settings.to_dict(),
         "seed": settings.seed,
@@ -284,7 +320,7 @@ def _manifest(
             "name": embedder.name,
             "kind": settings.embedder,
             "device": settings.device,
-            "dimensions": dimensions,
+            "dimensions": int(fit.model.centres.shape[1]),
             "papers_from_cache": None if embedder.fits_corpus else stats.reused,
             "papers_embedded": stats.embedded,
         },

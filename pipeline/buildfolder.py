@@ -201,11 +201,9 @@ class BuildWriter:
     (an error, Ctrl+C) removes the staging folder and leaves the previous build at `out` as it was.
     """
 
-    def __init__(self, out: Path, n_papers: int, dimensions: int, metadata: pd.DataFrame | None = None):
-        """`metadata`: every paper's metadata columns, so each column's type fits all its values (a column
-        empty in the first batch and text later is text throughout)."""
-        import pyarrow as pa
-
+    def __init__(self, out: Path, n_papers: int, dimensions: int, metadata_types: dict[str, str] | None = None):
+        """`metadata_types`: each metadata column's type over every paper ('text' or a pandas dtype), so a
+        column empty in the first batch and text later is text throughout."""
         self.out = Path(out).resolve()
         check_destination(self.out)
         self.out.parent.mkdir(parents=True, exist_ok=True)
@@ -215,7 +213,7 @@ class BuildWriter:
             self.staging / EMBEDDINGS_FILE, mode="w+", dtype=np.float32, shape=(n_papers, dimensions)
         )
         self._papers = None  # pyarrow ParquetWriter, opened with the first batch's schema
-        self._metadata_schema = pa.Schema.from_pandas(metadata, preserve_index=False) if metadata is not None else None
+        self._metadata_types = {c: _arrow_type(t) for c, t in (metadata_types or {}).items()}
         self._written = 0
         self._ids: set[str] = set()
 
@@ -236,10 +234,10 @@ class BuildWriter:
         _check_papers(papers, vectors, self._ids)
         table = pa.Table.from_pandas(papers, preserve_index=False)
         if self._papers is None:
-            schema = table.schema.remove_metadata()
-            if self._metadata_schema is not None:
-                core = [schema.field(c) for c in STORED_PAPER_COLUMNS]
-                schema = pa.schema([*core, *(f for f in self._metadata_schema if f.name not in STORED_PAPER_COLUMNS)])
+            schema = table.schema  # its pandas metadata keeps dtypes such as Int64 when read back
+            typed = self._metadata_types
+            fields = [pa.field(f.name, typed[f.name]) if f.name in typed else f for f in schema]
+            schema = pa.schema(fields, metadata=schema.metadata)
             self._papers = pq.ParquetWriter(self.staging / PAPERS_FILE, schema)
             table = table.cast(schema)
         else:
@@ -308,6 +306,15 @@ def write_build(
     with BuildWriter(out, len(papers), embeddings.shape[1] if embeddings.ndim == 2 else 0) as writer:
         writer.add(papers, embeddings.astype(np.float32))
         return writer.commit(topics, manifest, model)
+
+
+def _arrow_type(dtype: str):
+    """The Parquet column type of a metadata type: 'text' or a pandas dtype (Int64, float64, boolean, ...)."""
+    import pyarrow as pa
+
+    if dtype == "text":
+        return pa.string()
+    return pa.Schema.from_pandas(pd.DataFrame({"c": pd.Series([], dtype=dtype)}), preserve_index=False).field("c").type
 
 
 def _write_model(folder: Path, model: ModelParts) -> None:

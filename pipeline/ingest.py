@@ -1,23 +1,38 @@
-"""Turn input files into one clean table of papers: ids, titles, abstracts, metadata.
+"""Turn input files into clean papers: ids, titles, abstracts, metadata, file by file.
 
 Several inputs are merged; empty and exact duplicate abstracts are dropped (and counted);
 every paper gets a stable `paper_id` (a hash of its abstract, so it survives reordering
 and re-ingesting) and a non-empty title, derived from the abstract when the source has none.
+
+`CorpusReader` reads one input file at a time, twice: a first pass learns what every file
+holds (which papers are new, each metadata column's type across all files), a second gives
+clean papers in batches. So a corpus of many files is never one table in memory; `load_corpus`
+is the same reading, gathered into one table, for corpora that fit.
 """
 
 from __future__ import annotations
 
 import hashlib
 import logging
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from pipeline.buildfolder import PAPER_COLUMNS
 from pipeline.errors import UserError
 from pipeline.exchange import from_export, is_export
-from pipeline.metadata import reconciled, typed_json_column, typed_parquet_column, typed_text_column
+from pipeline.metadata import (
+    ColumnSummary,
+    as_type,
+    merged_type,
+    summarise,
+    typed_json_column,
+    typed_parquet_column,
+    typed_text_column,
+)
 from pipeline.readers import RawFile, read_file
 from pipeline.settings import MIN_PAPERS, MIN_SHARED_WORDS
 from pipeline.textclean import has_content, shared_words
@@ -42,6 +57,7 @@ COLUMN_TYPING = {  # how each table format's metadata columns get their types (s
     "jsonl": typed_json_column,
     "parquet": typed_parquet_column,
 }
+SHARED_WORDS_FROM = 5000  # abstracts the "do they share words" check reads, at most
 
 
 @dataclass
@@ -66,44 +82,110 @@ def sample_files() -> list[Path]:
 
 
 def load_corpus(paths: list[Path], *, text_column: str | None = None, title_column: str | None = None) -> Corpus:
-    """Read, merge and clean `paths` into a `Corpus`."""
-    raws = [read_file(Path(p)) for p in paths]
-    frames = [_papers_of(raw, text_column, title_column) for raw in raws]
-    if len(frames) > 1:
-        for index, (raw, frame) in enumerate(zip(raws, frames, strict=True)):
-            frames[index] = frame.rename(columns={SOURCE_FILE: f"source_{SOURCE_FILE}"}).assign(
-                **{SOURCE_FILE: raw.path.name}
+    """Read, merge and clean `paths` into a `Corpus` held in memory, titles derived."""
+    reader = CorpusReader(paths, text_column=text_column, title_column=title_column)
+    papers = pd.concat(list(reader.batches()), ignore_index=True) if reader.n_papers else None
+    missing = papers["title"] == ""
+    papers["title"] = with_titles(papers["title"], papers["abstract"])
+    return Corpus(
+        papers=papers,
+        inputs=reader.inputs,
+        rows_read=reader.rows_read,
+        empty_dropped=reader.empty_dropped,
+        duplicates_dropped=reader.duplicates_dropped,
+        titles_derived=int(missing.sum()),
+    )
+
+
+def with_titles(titles: pd.Series, abstracts: pd.Series) -> pd.Series:
+    """Titles, with one derived from the abstract wherever the source gave none ('')."""
+    titles = titles.copy()
+    missing = (titles == "").to_numpy()
+    titles[missing] = [derive_title(abstract) for abstract in abstracts[missing]]
+    return titles
+
+
+class CorpusReader:
+    """The papers of `paths`, read file by file: counts and types first, then batches of clean papers.
+
+    Titles are left '' where the source has none (`with_titles` derives them, per batch).
+    """
+
+    def __init__(self, paths: list[Path], *, text_column: str | None = None, title_column: str | None = None):
+        self.paths = [Path(p) for p in paths]
+        self.text_column, self.title_column = text_column, title_column
+        self.inputs: list[dict] = []
+        self.rows_read = self.empty_dropped = self.duplicates_dropped = 0
+        self._keep: list[np.ndarray] = []  # per file: rows that are new, non-empty papers
+        self._ids: list[np.ndarray] = []
+        summaries: dict[str, list[ColumnSummary]] = {}
+        seen: set[str] = set()
+        sample: list[str] = []  # abstracts for the shared-words check
+        for index in range(len(self.paths)):
+            frame, raw = self._read(index)
+            self.inputs.append(_describe(raw))
+            self.rows_read += len(raw.rows)
+            self.empty_dropped += len(raw.rows) - len(frame)
+            new = ~frame["paper_id"].duplicated().to_numpy() & ~frame["paper_id"].isin(seen).to_numpy()
+            self.duplicates_dropped += int((~new).sum())
+            seen.update(frame["paper_id"][new])
+            self._keep.append(frame.index.to_numpy()[new])
+            self._ids.append(frame["paper_id"].to_numpy()[new])
+            for column in frame.columns[len(TEXT_COLUMNS) :]:
+                summaries.setdefault(column, []).append(summarise(frame[column][new]))
+            sample += frame["abstract"][new].head(SHARED_WORDS_FROM - len(sample)).tolist()
+        self.metadata_types = {column: merged_type(found) for column, found in summaries.items()}
+        self.n_papers = len(seen)
+        names = ", ".join(str(p) for p in self.paths)
+        if not self.n_papers:
+            raise UserError(f"no abstracts found in {names}; check that the text column holds the abstracts")
+        if self.n_papers >= MIN_PAPERS and shared_words(sample, MIN_SHARED_WORDS) < MIN_SHARED_WORDS:
+            raise UserError(
+                f"the abstracts in {names} share almost no words (fewer than {MIN_SHARED_WORDS} recur): there are "
+                "no topics to find; check that the text column holds the abstracts"
             )
-    merged = pd.concat(frames, ignore_index=True, sort=False)
-    corpus = Corpus(papers=merged, rows_read=len(merged), inputs=[_describe(raw) for raw in raws])
 
-    abstracts = merged["abstract"].map(_normalise)
-    keep = abstracts.map(has_content)  # no words but numbers, symbols or stop words: as good as empty
-    corpus.empty_dropped = int((~keep).sum())
-    merged, abstracts = merged[keep], abstracts[keep]
-    unique = ~abstracts.duplicated()
-    corpus.duplicates_dropped = int((~unique).sum())
-    merged, abstracts = merged[unique].copy(), abstracts[unique]
-    names = ", ".join(str(p) for p in paths)
-    if merged.empty:
-        raise UserError(f"no abstracts found in {names}; check that the text column holds the abstracts")
-    if len(merged) >= MIN_PAPERS and shared_words(abstracts, MIN_SHARED_WORDS) < MIN_SHARED_WORDS:
-        raise UserError(
-            f"the abstracts in {names} share almost no words (fewer than {MIN_SHARED_WORDS} recur): there are no "
-            "topics to find; check that the text column holds the abstracts"
-        )
+    @property
+    def paper_ids(self) -> np.ndarray:
+        """Every paper's id, in corpus order."""
+        return np.concatenate(self._ids)
 
-    merged["abstract"] = abstracts
-    merged["paper_id"] = abstracts.map(paper_id)
-    titles = merged["title"].map(_normalise) if "title" in merged else pd.Series("", index=merged.index)
-    missing = titles == ""
-    titles[missing] = merged.loc[missing, "abstract"].map(derive_title)
-    merged["title"] = titles
-    corpus.titles_derived = int(missing.sum())
-    metadata = [c for c in merged.columns if c not in TEXT_COLUMNS]
-    papers = merged[[*TEXT_COLUMNS, *metadata]].reset_index(drop=True)
-    corpus.papers = papers.assign(**{column: reconciled(papers[column]) for column in metadata})
-    return corpus
+    @property
+    def metadata_columns(self) -> list[str]:
+        return list(self.metadata_types)
+
+    def batches(self, rows: int | None = None) -> Iterator[pd.DataFrame]:
+        """Clean papers in corpus order, `rows` at a time (None: a file at a time), metadata typed alike."""
+        for index, keep in enumerate(self._keep):
+            if not len(keep):
+                continue
+            frame = self._read(index)[0].loc[keep].reset_index(drop=True)
+            columns = {
+                c: as_type(frame[c], t) if c in frame else _absent(len(frame), t)
+                for c, t in self.metadata_types.items()
+            }
+            frame = pd.concat([frame[list(TEXT_COLUMNS)], pd.DataFrame(columns)], axis=1)
+            for start in range(0, len(frame), rows or len(frame)):
+                yield frame.iloc[start : start + (rows or len(frame))].reset_index(drop=True)
+
+    def _read(self, index: int) -> tuple[pd.DataFrame, RawFile]:
+        """One file's papers with content, in file order (index: row in the file), metadata typed for its format."""
+        raw = read_file(self.paths[index])
+        frame = _papers_of(raw, self.text_column, self.title_column)
+        if len(self.paths) > 1:
+            frame = frame.rename(columns={SOURCE_FILE: f"source_{SOURCE_FILE}"}).assign(**{SOURCE_FILE: raw.path.name})
+        abstracts = frame["abstract"].map(_normalise)
+        keep = abstracts.map(has_content).to_numpy()  # no words but numbers, symbols or stop words: empty
+        frame = frame[keep].assign(abstract=abstracts[keep])
+        titles = frame["title"].map(_normalise) if "title" in frame else pd.Series("", index=frame.index)
+        frame = frame.assign(paper_id=frame["abstract"].map(paper_id), title=titles)
+        metadata = [c for c in frame.columns if c not in TEXT_COLUMNS]
+        return frame[[*TEXT_COLUMNS, *metadata]], raw
+
+
+def _absent(n: int, dtype: str) -> pd.Series:
+    """A column this file lacks: missing values of the column's type."""
+    return as_type(pd.Series([None] * n, dtype=object), dtype)
 
 
 def paper_id(abstract: str) -> str:

@@ -15,6 +15,7 @@ import datetime
 import json
 import re
 from collections.abc import Iterable
+from dataclasses import dataclass
 from decimal import Decimal
 
 import numpy as np
@@ -25,6 +26,7 @@ EXACT_FLOAT_INT = 2**53  # whole numbers up to this size survive a trip through 
 _WHOLE = re.compile(r"0|-?[1-9][0-9]*")
 _DECIMAL = re.compile(r"-?(?:0|[1-9][0-9]*)\.[0-9]+")
 NESTED = (list, tuple, dict, np.ndarray)
+MERGE_DTYPES = {"Int64": "int", "float64": "float", "boolean": "bool"}  # typed columns, by the JSON kind they hold
 
 
 def is_missing(value: object) -> bool:
@@ -95,10 +97,61 @@ def typed_parquet_column(values: pd.Series) -> pd.Series:
     return pd.Series([_flat_or_missing(value) for value in values], index=values.index, dtype=object)
 
 
-def reconciled(values: pd.Series) -> pd.Series:
-    """A column merged from several files: one type throughout keeps it (numbers beside a file's empty column
-    stay numbers), a mix makes it text, as in a JSON column."""
-    return typed_json_column(values) if values.dtype == object else values
+@dataclass(frozen=True)
+class ColumnSummary:
+    """What decides a merged column's type, summed up from one file's typed column (small, and combinable)."""
+
+    kinds: frozenset[str]  # JSON kinds of its present values: bool, int, float, text; or "native" (Parquet)
+    largest_int: int = 0  # the largest whole number by size, to know whether floats hold every int exactly
+    native: str | None = None  # a Parquet column's own dtype, kept when every file agrees
+
+
+def summarise(values: pd.Series) -> ColumnSummary:
+    """The summary of one file's column, as typed for its format."""
+    dtype = values.dtype
+    if not pd.api.types.is_object_dtype(dtype) and not pd.api.types.is_string_dtype(dtype):
+        if str(dtype) in MERGE_DTYPES:
+            kind = MERGE_DTYPES[str(dtype)]
+            present = values.dropna()
+            largest = int(present.abs().max()) if kind == "int" and len(present) else 0
+            return ColumnSummary(frozenset([kind]) if len(present) else frozenset(), largest)
+        return ColumnSummary(frozenset(["native"]) if values.notna().any() else frozenset(), native=str(dtype))
+    present = [value for value in values if not is_missing(value)]
+    ints = [abs(int(value)) for value in present if _json_kind(value) == "int"]
+    return ColumnSummary(frozenset(_json_kind(value) for value in present), max(ints, default=0))
+
+
+def merged_type(summaries: Iterable[ColumnSummary]) -> str:
+    """The one type a column takes in the build: shared by every file, or text when they disagree.
+
+    One JSON kind throughout keeps it (numbers beside a file's empty column stay numbers); whole numbers
+    beside decimals become decimals when a float holds them exactly; anything else is text.
+    """
+    summaries = list(summaries)
+    kinds = frozenset().union(*(summary.kinds for summary in summaries))
+    natives = {summary.native for summary in summaries if summary.kinds}
+    if kinds == {"native"} and len(natives) == 1:
+        return natives.pop()
+    if kinds == {"bool"}:
+        return "boolean"
+    if kinds == {"int"}:
+        return "Int64"
+    exact = max(s.largest_int for s in summaries) <= EXACT_FLOAT_INT  # a float holds every whole number
+    if kinds == {"float"} or (kinds == {"int", "float"} and exact):
+        return "float64"
+    return "text"
+
+
+def as_type(values: pd.Series, dtype: str) -> pd.Series:
+    """`values` (one file's typed column) in the build's type for the column (`merged_type`)."""
+    if str(values.dtype) == dtype:
+        return values
+    if dtype == "text":
+        return _text(values)
+    if dtype in ("boolean", "Int64", "float64"):
+        convert = {"boolean": bool, "Int64": int, "float64": float}[dtype]
+        return _with_missing(values, convert, dtype)
+    return values.astype(dtype)  # a Parquet type: this file's column is empty
 
 
 def _flat_or_missing(value: object) -> object:

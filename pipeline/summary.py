@@ -19,11 +19,11 @@ def build_summary(result: BuildResult) -> str:
     outliers = int(result.was_outlier.sum())
     outcome = "kept in topic -1" if (result.topic_id == -1).any() else "moved to their nearest topic"
     lines = [
-        f"Built {len(corpus.papers)} papers into {len(table)} topics "
+        f"Built {corpus.n_papers} papers into {len(table)} topics "
         f"({outliers} outliers, {outcome}) in {sum(seconds.values()):.1f} s",
         f"  read {corpus.rows_read} rows from {files} file{'s' if files != 1 else ''}; dropped "
         f"{corpus.empty_dropped} empty and {corpus.duplicates_dropped} duplicate abstracts; "
-        f"derived {corpus.titles_derived} titles",
+        f"derived {result.titles_derived} titles",
     ]
     if result.cache is not None:
         lines.append(f"  embeddings: {result.cache.embedded} computed, {result.cache.reused} reused from the cache")

@@ -18,8 +18,22 @@ from pipeline.settings import BuildSettings
 from tests.conftest import FakeEmbedder
 
 
+@pytest.fixture(scope="module", autouse=True)
+def plain_main():
+    """Dask starts workers with multiprocessing's spawn, which re-runs the parent's `__main__` file in each
+    worker; after Streamlit's AppTest ran in this process, that file is the dashboard's app. A bare
+    `__main__` keeps the workers clean, as the CLI's own entry point does."""
+    import sys
+    import types
+
+    saved = sys.modules["__main__"]
+    sys.modules["__main__"] = types.ModuleType("__main__")
+    yield
+    sys.modules["__main__"] = saved
+
+
 @pytest.fixture(scope="module")
-def cluster():
+def cluster(plain_main):
     """A local cluster of two worker processes, as `--dask local:2` makes, closed after the tests."""
     from distributed import LocalCluster
 

@@ -11,9 +11,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from pipeline.metadata import (
+    as_type,
     json_text,
+    merged_type,
     number_text,
-    reconciled,
+    summarise,
     typed_json_column,
     typed_parquet_column,
     typed_text_column,
@@ -127,17 +129,32 @@ def test_parquet_keeps_its_types_and_only_empty_text_becomes_missing():
     assert texts.tolist()[0] == "007" and texts.isna().tolist() == [False, True, True]
 
 
+def merged(*files: pd.Series) -> list[pd.Series]:
+    dtype = merged_type(summarise(values) for values in files)
+    return [as_type(values, dtype) for values in files]
+
+
 def test_columns_merged_from_several_files_keep_a_shared_type_or_become_text():
-    assert reconciled(pd.Series(["a", None, np.nan], dtype=object)).tolist() == ["a", None, None]
-    assert str(reconciled(pd.Series([True, np.nan], dtype=object)).dtype) == "boolean"
-    whole = reconciled(pd.Series([np.int64(5), None, 7], dtype=object))  # a file without the column
-    assert str(whole.dtype) == "Int64" and whole.tolist() == [5, pd.NA, 7]
-    assert reconciled(pd.Series([2024, "2601.14530", 0.5, None], dtype=object)).tolist() == [
-        "2024",
-        "2601.14530",
-        "0.5",
-        None,
-    ]
+    ints = pd.Series(pd.array([5, None], dtype="Int64"))
+    empty = pd.Series([None, None], dtype=object)  # a file without the column
+    first, second = merged(ints, empty)
+    assert str(first.dtype) == str(second.dtype) == "Int64" and second.isna().all()
+    flags = merged(pd.Series(pd.array([True, None], dtype="boolean")), empty)
+    assert str(flags[0].dtype) == "boolean"
+    texts = merged(pd.Series(pd.array([2024], dtype="Int64")), pd.Series(["2601.14530", None], dtype=object))
+    assert texts[0].tolist() == ["2024"] and texts[1].tolist() == ["2601.14530", None]
+    mixed = merged(pd.Series(pd.array([3], dtype="Int64")), pd.Series([0.5], dtype="float64"))
+    assert [str(m.dtype) for m in mixed] == ["float64", "float64"] and mixed[0].tolist() == [3.0]
+    huge = merged(pd.Series(pd.array([2**60], dtype="Int64")), pd.Series([0.5], dtype="float64"))
+    assert huge[0].tolist() == [str(2**60)]  # a float would round it: text keeps it exactly
+
+
+def test_a_parquet_type_survives_when_every_file_has_it():
+    stamps = pd.Series(pd.to_datetime(["2024-01-05", "2025-02-01"]))
+    same = merged(stamps, stamps.iloc[:1])
+    assert str(same[0].dtype) == str(stamps.dtype)
+    other = merged(stamps, pd.Series(["soon"], dtype=object))
+    assert other[0].tolist() == ["2024-01-05T00:00:00", "2025-02-01T00:00:00"]
 
 
 def test_every_value_has_one_text_form():
