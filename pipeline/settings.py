@@ -20,8 +20,9 @@ MIN_PAPERS = 10
 MIN_SHARED_WORDS = 5
 """Fewer words recurring across abstracts than this, and there is nothing to find topics in (a wrong column, noise)."""
 
-MAX_TEXT_CHARS = 100_000
-"""Longest text a paper may hold in any field (about 30 pages): longer ones are a wrong column or a broken file."""
+MAX_TEXT_CHARS = 1_000_000
+"""Longest text a paper may hold in any field (about 300 pages; 20 Newsgroups has a 159,000-character post):
+longer ones are a wrong column or a broken file."""
 
 MAX_COLUMNS = 1_000
 """Most columns an input file, and so a build's metadata, may have: a filter each would make no usable page."""
