@@ -36,11 +36,12 @@ def preferred_acronyms(texts: list[str], terms: Iterable[str]) -> dict[str, str]
     often than that long form: "LoRA" for "low-rank adaptation", but not "CRL" for "causal
     representation learning". Only the acronyms of `terms` are counted, so this stays cheap.
     """
-    wanted = {_normal(term) for term in terms}
+    spans = set()  # every run of words inside a wanted term: a long form must be one of them
+    for term in terms:
+        words = _normal(term).split()
+        spans.update(" ".join(words[i:j]) for i in range(len(words)) for j in range(i + 1, len(words) + 1))
     candidates = {
-        acronym: long_form
-        for acronym, long_form in corpus_acronyms(texts).items()
-        if any(f" {_normal(long_form)} " in f" {term} " for term in wanted)
+        acronym: long_form for acronym, long_form in corpus_acronyms(texts).items() if _normal(long_form) in spans
     }
     if not candidates:
         return {}

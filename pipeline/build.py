@@ -308,6 +308,7 @@ def _manifest(
             "titles_derived": titles_derived,
             "topics": int(quality.n_topics),
             "outliers": round(quality.outlier_share * corpus.n_papers),
+            "left_out_by_clustering": int((fit.labels < 0).sum()),  # of the fit sample, before the fit rule
         },
         "settings": settings.to_dict(),
         "seed": settings.seed,

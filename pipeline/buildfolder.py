@@ -53,7 +53,7 @@ STORED_PAPER_COLUMNS = {
     "abstract": "the abstract, whitespace collapsed",
     "topic_id": "int; -1 only with --keep-outliers",
     "confidence": "0-1: cosine similarity to the topic's centre (0 for topic -1)",
-    "was_outlier": "bool: fits no topic well (left out by the clustering, or far from every topic's papers)",
+    "was_outlier": "bool: fits no topic well: farther from its topic's centre than 95% of the topic's own papers",
     "fit_sample": "bool: the topic model was fitted on this paper (all papers unless --fit-sample)",
     "x": "map position, 0-1",
     "y": "map position, 0-1",

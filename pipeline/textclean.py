@@ -6,6 +6,7 @@ citation debris (`[12]`, `et al.`); none of it should reach a title or a keyword
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Iterator
 
@@ -52,6 +53,7 @@ _ET_AL = re.compile(r"\bet al\.?", re.IGNORECASE)
 _STATE_OF_THE_ART = re.compile(r"\bstate[- ]of[- ]the[- ]art\b", re.IGNORECASE)
 
 
+@functools.lru_cache(maxsize=65_536)  # keywords, labels and acronyms each read the fit sample's abstracts
 def strip_markup(text: str) -> str:
     """Readable plain text: LaTeX commands and markdown emphasis removed, their words kept.
 

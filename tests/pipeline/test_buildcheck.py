@@ -79,7 +79,11 @@ CRAFTED_TABLES = {
     "was_outlier as 0/1": ("papers", column("was_outlier", [0, 1] * 4), "'was_outlier' that does not hold true/false"),
     "an infinite position": ("papers", column("x", [np.inf] + [0.5] * 7), "'x' that does not hold finite numbers"),
     "repeated paper ids": ("papers", column("paper_id", ["p1"] * 8), "repeats values in its column 'paper_id'"),
-    "a huge title": ("papers", column("title", ["x" * (MAX_TEXT_CHARS + 1)] * 8), "holds a text of 1,000,001 characters"),
+    "a huge title": (
+        "papers",
+        column("title", ["x" * (MAX_TEXT_CHARS + 1)] * 8),
+        "holds a text of 1,000,001 characters",
+    ),
     "a huge metadata text": ("papers", column("venue", ["v" * (MAX_TEXT_CHARS + 5)] * 8), "in column 'venue'"),
     "too many metadata columns": (
         "papers",

@@ -56,11 +56,13 @@ def test_a_full_disk_while_writing_is_one_line_and_keeps_the_previous_build(
 ):
     before = snapshot(previous_build)
 
-    def disk_full(file, *args, **kwargs):
+    def disk_full(frame, file, *args, **kwargs):
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(file))
 
     monkeypatch.setattr(pd.DataFrame, "to_parquet", disk_full)  # the topics table, written as the build ends
-    code = main(["build", str(metadata_corpus), "--out", str(previous_build), "--embedder", "tfidf", "--seed", "5"])
+    code = main(
+        ["build", str(metadata_corpus), "--out", str(previous_build), "--embedder", "tfidf", "--seed", "5", "--quiet"]
+    )
     assert code == 2 and "No space left on device" in one_error_line(capsys)
     assert snapshot(previous_build) == before
     assert [p.name for p in previous_build.parent.iterdir()] == ["mine"]  # no half-written folder beside it
