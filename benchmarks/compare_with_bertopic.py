@@ -135,6 +135,7 @@ class Stages:
 def run_ours(paths: list[Path], label: str) -> dict:
     """Two builds with default settings: cold (empty embedding cache), then a rebuild (cached)."""
     from pipeline.build import run_build
+    from pipeline.buildfolder import read_build
     from pipeline.quality import assess
     from pipeline.settings import BuildSettings
 
@@ -146,11 +147,15 @@ def run_ours(paths: list[Path], label: str) -> dict:
             stages.add("embed_cold" if stage == "embed" else stage, seconds)
         rebuild = run_build(paths, Path(scratch) / "rebuild", settings)
         stages.add("embed_cached", rebuild.seconds["embed"])
-    stages.add("rebuild_total", sum(rebuild.seconds.values()))
-    texts = cold.corpus.papers["abstract"].tolist()
-    topics = cold.topics
-    quality = assess(texts, topics.topic_id, topics.was_outlier, topics.table, cold.corpus.papers.get(label))
-    return _result(len(texts), stages, quality, topics.table)
+        stages.add("rebuild_total", sum(rebuild.seconds.values()))
+        build = read_build(cold.path)
+    papers = build.papers
+    quality = assess(
+        papers["abstract"].tolist(), papers["topic_id"].to_numpy(), papers["was_outlier"].to_numpy(), build.topics,
+        papers.get(label),
+    )  # fmt: skip
+    left_out = build.manifest["counts"]["left_out_by_clustering"] / len(papers)
+    return _result(len(papers), stages, quality, build.topics, left_out)
 
 
 def run_stock(paths: list[Path], label: str) -> dict:
@@ -194,13 +199,14 @@ def run_stock(paths: list[Path], label: str) -> dict:
         }
     )
     quality = assess(texts, assigned, assigned == -1, table, corpus.papers.get(label))
-    return _result(len(texts), stages, quality, table)
+    return _result(len(texts), stages, quality, table, float(np.mean(assigned == -1)))
 
 
-def _result(n_docs: int, stages: Stages, quality, table) -> dict:
+def _result(n_docs: int, stages: Stages, quality, table, left_out: float) -> dict:
     real = table[table["topic_id"] >= 0]
     return {
         "documents": n_docs,
+        "left_out_by_clustering": round(left_out, 4),
         "seconds": stages.seconds,
         "total_seconds": round(
             sum(v for k, v in stages.seconds.items() if k not in ("embed_cached", "rebuild_total")), 1
@@ -216,7 +222,8 @@ def table(name: str, runs: dict) -> str:
     rows = [
         ("documents", ours["documents"], stock["documents"]),
         ("topics", ours["quality"]["topics"], stock["quality"]["topics"]),
-        ("outlier share", ours["quality"]["outlier_share"], stock["quality"]["outlier_share"]),
+        ("left out by the clustering", ours["left_out_by_clustering"], stock["left_out_by_clustering"]),
+        ("outlier share (fit no topic)", ours["quality"]["outlier_share"], stock["quality"]["outlier_share"]),
         ("coherence NPMI@10", ours["quality"]["coherence_npmi"], stock["quality"]["coherence_npmi"]),
         ("diversity@25", ours["quality"]["diversity"], stock["quality"]["diversity"]),
     ]
