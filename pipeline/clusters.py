@@ -20,6 +20,7 @@ import numpy as np
 
 from pipeline.reduce import Neighbours, nearest_neighbours, umap_embed
 from pipeline.settings import BuildSettings
+from pipeline.timing import StageTimer
 
 SMALL_CORPUS = 200  # below this, parameters for dozens of papers and clustering by consensus
 GIANT_TOPIC = 0.5  # a cluster holding more than this share of a larger corpus means HDBSCAN kept a
@@ -64,26 +65,35 @@ def choose_parameters(n_papers: int, settings: BuildSettings) -> TopicParameters
 
 
 def find_clusters(
-    vectors: np.ndarray, params: TopicParameters, *, seed: int, neighbours: Neighbours | None = None
+    vectors: np.ndarray,
+    params: TopicParameters,
+    *,
+    seed: int,
+    neighbours: Neighbours | None = None,
+    timer: StageTimer | None = None,
 ) -> tuple[np.ndarray, TopicParameters]:
     """Cluster labels per paper (-1: fits no cluster), and the parameters as finally used.
 
     `neighbours` (each paper's nearest, itself first) are found here when not given; pass them to
-    share them with the map's layout.
+    share them with the map's layout. `timer` receives 'reduce' (UMAP) and 'cluster' (HDBSCAN).
     """
+    timer = timer or StageTimer()
     if neighbours is None:
-        neighbours = nearest_neighbours(vectors, max((params.umap_neighbors, *params.consensus_neighbors)) + 1)
+        with timer.stage("reduce"):
+            neighbours = nearest_neighbours(vectors, max((params.umap_neighbors, *params.consensus_neighbors)) + 1)
     if params.consensus_neighbors:
-        return _consensus(vectors, neighbours, params, seed), params
-    reduced = umap_embed(
-        vectors,
-        neighbours,
-        n_neighbors=params.umap_neighbors,
-        n_components=params.umap_components,
-        min_dist=0.0,
-        seed=seed,
-    )
-    labels, cap = _hdbscan(reduced, params)
+        return _consensus(vectors, neighbours, params, seed, timer), params
+    with timer.stage("reduce"):
+        reduced = umap_embed(
+            vectors,
+            neighbours,
+            n_neighbors=params.umap_neighbors,
+            n_components=params.umap_components,
+            min_dist=0.0,
+            seed=seed,
+        )
+    with timer.stage("cluster"):
+        labels, cap = _hdbscan(reduced, params)
     return labels, replace(params, max_topic_size=cap)
 
 
@@ -112,7 +122,9 @@ def _hdbscan(reduced: np.ndarray, params: TopicParameters) -> tuple[np.ndarray, 
     return labels.astype(np.int64), cap
 
 
-def _consensus(vectors: np.ndarray, neighbours: Neighbours, params: TopicParameters, seed: int) -> np.ndarray:
+def _consensus(
+    vectors: np.ndarray, neighbours: Neighbours, params: TopicParameters, seed: int, timer: StageTimer
+) -> np.ndarray:
     """Clusters that most runs agree on: average-linkage over how often two papers shared a cluster."""
     from scipy.cluster.hierarchy import fcluster, linkage
     from scipy.spatial.distance import squareform
@@ -121,15 +133,17 @@ def _consensus(vectors: np.ndarray, neighbours: Neighbours, params: TopicParamet
     together = np.zeros((len(vectors), len(vectors)))
     for n_neighbors in params.consensus_neighbors:
         for _ in range(CONSENSUS_REPEATS):
-            reduced = umap_embed(
-                vectors,
-                neighbours,
-                n_neighbors=n_neighbors,
-                n_components=params.umap_components,
-                min_dist=0.0,
-                seed=int(next(seeds)),
-            )
-            labels, _ = _hdbscan(reduced, params)
+            with timer.stage("reduce"):
+                reduced = umap_embed(
+                    vectors,
+                    neighbours,
+                    n_neighbors=n_neighbors,
+                    n_components=params.umap_components,
+                    min_dist=0.0,
+                    seed=int(next(seeds)),
+                )
+            with timer.stage("cluster"):
+                labels, _ = _hdbscan(reduced, params)
             together += (labels[:, None] == labels[None, :]) & (labels[:, None] >= 0)
     apart = 1.0 - together / params.consensus_runs
     np.fill_diagonal(apart, 0.0)

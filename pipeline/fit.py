@@ -64,9 +64,8 @@ def fit_topics(
         labels[named == index] = topic
     rest = np.flatnonzero(named < 0)
     if len(rest) > params.min_topic_size:
-        with timer.stage("cluster"):
-            shared = neighbours if len(rest) == len(vectors) else None  # neighbours among the rest otherwise
-            clusters, params = find_clusters(vectors[rest], params, seed=settings.seed, neighbours=shared)
+        shared = neighbours if len(rest) == len(vectors) else None  # neighbours among the rest otherwise
+        clusters, params = find_clusters(vectors[rest], params, seed=settings.seed, neighbours=shared, timer=timer)
         labels[rest] = np.where(clusters >= 0, clusters + len(names), -1)
     if (labels < 0).all():
         raise UserError(
