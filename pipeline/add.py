@@ -158,9 +158,7 @@ def _apply(
         for start in range(0, len(new), BATCH_ROWS):
             texts = new["abstract"].iloc[start : start + BATCH_ROWS].tolist()
             vectors = np.full((len(texts), dimensions), np.nan, dtype=np.float32)
-            for row, vector in enumerate(cache.get(texts)):
-                if vector is not None:
-                    vectors[row] = vector
+            cache.fill(texts, vectors, np.arange(len(texts)))
             n = len(texts)
             titles = new["title"].iloc[start : start + BATCH_ROWS].tolist()
             yield Batch(texts, titles, vectors, np.full(n, NOT_FIXED), np.full((n, 2), np.nan, dtype=np.float32))
@@ -169,10 +167,7 @@ def _apply(
     for result in engine.map(apply_batch, batches(), fitted=fitted):
         done = bar.n
         texts = new["abstract"].iloc[done : done + len(result.topic_id)].tolist()
-        fresh = np.flatnonzero(result.embedded)
-        cache.put([texts[i] for i in fresh], result.vectors[fresh])
-        stats.embedded += len(fresh)
-        stats.reused += len(texts) - len(fresh)
+        cache.keep_new(texts, result.vectors, result.embedded, len(texts), stats)
         bar.update(len(texts))
         yield result
     bar.close()

@@ -239,10 +239,7 @@ def _apply_to_all(
             texts = rows["abstract"].tolist()
             vectors = np.full((stop - start, dimensions), np.nan, dtype=np.float32)
             vectors[where >= 0] = fitted.layout.vectors[where[where >= 0]]
-            outside = np.flatnonzero(where < 0)
-            for row, vector in zip(outside, cache.get([texts[i] for i in outside]), strict=True):
-                if vector is not None:
-                    vectors[row] = vector
+            cache.fill(texts, vectors, np.flatnonzero(where < 0))
             waiting.append((start, rows))
             yield Batch(texts, rows["title"].tolist(), vectors, topic, xy)
             start = stop
@@ -253,10 +250,7 @@ def _apply_to_all(
     for result in engine.map(apply_batch, batches(), fitted=fitted):
         start, rows = waiting.popleft()
         in_sample = fixed.for_rows(start, start + len(rows))[2] >= 0
-        new = np.flatnonzero(result.embedded)
-        cache.put([rows["abstract"].iloc[i] for i in new], result.vectors[new])
-        stats.embedded += len(new)
-        stats.reused += int((~in_sample).sum()) - len(new)
+        cache.keep_new(rows["abstract"].tolist(), result.vectors, result.embedded, int((~in_sample).sum()), stats)
         derived += int((rows["title"] == "").sum())
         writer.add(_paper_rows(rows, result, in_sample), result.vectors)
         counts = result.terms if counts is None else counts + result.terms

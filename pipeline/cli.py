@@ -112,10 +112,7 @@ def _parser() -> argparse.ArgumentParser:
         metavar="N",
         help=help_for("fit_sample") + " (default %(default)s)",
     )
-    build.add_argument("--device", choices=DEVICES, default=BuildSettings.device, help=help_for("device"))
-    build.add_argument("--dask", metavar="SCHEDULER", help=DASK_HELP)
-    build.add_argument("--cache-dir", type=Path, metavar="DIR", help=help_for("cache_dir"))
-    build.add_argument("--quiet", action="store_true", help="print nothing but errors and warnings")
+    _add_run_options(build)
     build.set_defaults(run=_build)
 
     add = commands.add_parser(
@@ -131,10 +128,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     add.add_argument("build", type=Path, metavar="BUILD", help="the build folder to add to")
     add.add_argument("inputs", nargs="+", type=Path, metavar="INPUT", help="files of new abstracts")
-    add.add_argument("--device", choices=DEVICES, default=BuildSettings.device, help=help_for("device"))
-    add.add_argument("--dask", metavar="SCHEDULER", help=DASK_HELP)
-    add.add_argument("--cache-dir", type=Path, metavar="DIR", help=help_for("cache_dir"))
-    add.add_argument("--quiet", action="store_true", help="print nothing but errors and warnings")
+    _add_run_options(add)
     add.set_defaults(run=_add)
 
     serve = commands.add_parser(
@@ -162,6 +156,14 @@ def _parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
     evaluate.set_defaults(run=_evaluate)
     return parser
+
+
+def _add_run_options(command: argparse.ArgumentParser) -> None:
+    """Where and how quietly `build` and `add` run (they change no result)."""
+    command.add_argument("--device", choices=DEVICES, default=BuildSettings.device, help=help_for("device"))
+    command.add_argument("--dask", metavar="SCHEDULER", help=DASK_HELP)
+    command.add_argument("--cache-dir", type=Path, metavar="DIR", help=help_for("cache_dir"))
+    command.add_argument("--quiet", action="store_true", help="print nothing but errors and warnings")
 
 
 def _build(args: argparse.Namespace) -> int:

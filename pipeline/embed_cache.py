@@ -52,6 +52,19 @@ class EmbeddingCache:
             found = [cache.get(self.key(text)) for text in texts]
         return [None if value is None else np.frombuffer(value, dtype=np.float32) for value in found]
 
+    def fill(self, texts: list[str], vectors: np.ndarray, rows: np.ndarray) -> None:
+        """Put the vectors it has for `texts[rows]` into `vectors` (whose other rows stay as they are)."""
+        for row, vector in zip(rows, self.get([texts[i] for i in rows]), strict=True):
+            if vector is not None:
+                vectors[row] = vector
+
+    def keep_new(self, texts: list[str], vectors: np.ndarray, embedded: np.ndarray, looked_up: int, stats: CacheStats):
+        """Store the vectors a batch computed (`embedded` rows), and count them with the `looked_up` papers."""
+        new = np.flatnonzero(embedded)
+        self.put([texts[i] for i in new], vectors[new])
+        stats.embedded += len(new)
+        stats.reused += looked_up - len(new)
+
     def put(self, texts: list[str], vectors: np.ndarray) -> None:
         if self.directory is None:
             return
