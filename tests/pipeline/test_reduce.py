@@ -1,0 +1,63 @@
+"""UMAP with shared exact neighbours and numba's compiled code kept on disk."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from pipeline.buildfolder import read_build
+from pipeline.reduce import nearest_neighbours, umap_class, umap_embed
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_neighbours_are_exact_nearest_by_cosine_with_each_point_first():
+    rng = np.random.default_rng(0)
+    vectors = rng.normal(size=(50, 8)).astype(np.float32)
+    neighbours = nearest_neighbours(vectors, 6)
+    assert neighbours.indices[:, 0].tolist() == list(range(50))
+    unit = vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+    expected = np.argsort(-(unit @ unit.T), axis=1)[:, :6]
+    np.testing.assert_array_equal(neighbours.indices, expected)
+    assert (np.diff(neighbours.distances, axis=1) >= -1e-6).all()
+
+
+def test_umap_keeps_its_compiled_code_on_disk():
+    from numba.core.dispatcher import Dispatcher
+
+    umap_class()
+    import umap.umap_
+
+    compiled = [v for v in vars(umap.umap_).values() if isinstance(v, Dispatcher)]
+    assert compiled and all(type(f._cache).__name__ != "NullCache" for f in compiled)
+
+
+def test_the_same_neighbours_and_seed_give_the_same_layout():
+    rng = np.random.default_rng(1)
+    vectors = rng.normal(size=(60, 16)).astype(np.float32)
+    neighbours = nearest_neighbours(vectors, 11)
+    first = umap_embed(vectors, neighbours, n_neighbors=10, n_components=2, min_dist=0.1, seed=4)
+    again = umap_embed(vectors, neighbours, n_neighbors=10, n_components=2, min_dist=0.1, seed=4)
+    np.testing.assert_array_equal(first, again)
+    assert neighbours.indices[0, 0] == 0  # UMAP marks far neighbours in place: ours stay untouched
+
+
+@pytest.mark.slow
+def test_a_build_with_freshly_compiled_code_equals_one_from_the_disk_cache(tmp_path):
+    """numba compiles afresh into an empty cache folder (about a minute); the topics must not change."""
+
+    def build(out: Path, env: dict[str, str]) -> Path:
+        command = [sys.executable, "-m", "pipeline.cli", "build", "--out", str(out), "--embedder", "tfidf", "--quiet"]
+        subprocess.run(command, cwd=ROOT, env={**os.environ, **env}, check=True)
+        return out
+
+    cold = read_build(build(tmp_path / "cold", {"NUMBA_CACHE_DIR": str(tmp_path / "numba")}))
+    warm = read_build(build(tmp_path / "warm", {}))
+    pd.testing.assert_frame_equal(cold.papers, warm.papers)
+    pd.testing.assert_frame_equal(cold.topics, warm.topics)
