@@ -203,7 +203,9 @@ def _read_hierarchy(path: Path) -> pd.DataFrame:
     try:
         hierarchy = pd.read_parquet(path / HIERARCHY_FILE)
     except Exception as error:  # pyarrow raises many types for damaged files
-        raise UserError(f"{path / HIERARCHY_FILE} is damaged ({type(error).__name__}); rebuild with: {REBUILD_HINT}") from None
+        raise UserError(
+            f"{path / HIERARCHY_FILE} is damaged ({type(error).__name__}); rebuild with: {REBUILD_HINT}"
+        ) from None
     absent = [c for c in HIERARCHY_COLUMNS if c not in hierarchy.columns]
     if absent:
         raise UserError(f"{path / HIERARCHY_FILE} lacks columns {', '.join(absent)}; rebuild with: {REBUILD_HINT}")
@@ -303,7 +305,11 @@ class BuildWriter:
             shutil.copy2(file, self.staging / file.name)
 
     def commit(
-        self, topics: pd.DataFrame, manifest: dict, model: ModelParts | None = None, hierarchy: pd.DataFrame | None = None
+        self,
+        topics: pd.DataFrame,
+        manifest: dict,
+        model: ModelParts | None = None,
+        hierarchy: pd.DataFrame | None = None,
     ) -> Path:
         """Finish the files and replace `out` with them in one rename."""
         assert self._written == self.n_papers, (self._written, self.n_papers)

@@ -173,7 +173,9 @@ def _parser() -> argparse.ArgumentParser:
         ),
     )
     search.add_argument("build", type=Path, metavar="BUILD", help="a build folder")
-    search.add_argument("query", metavar="QUERY", help='what the papers are about, e.g. "privacy in federated training"')
+    search.add_argument(
+        "query", metavar="QUERY", help='what the papers are about, e.g. "privacy in federated training"'
+    )
     _ranking_options(search)
     search.set_defaults(run=_search)
 
@@ -192,7 +194,9 @@ def _parser() -> argparse.ArgumentParser:
 def _ranking_options(parser: argparse.ArgumentParser) -> None:
     from pipeline.search import DEFAULT_TOP
 
-    parser.add_argument("--top", type=int, default=DEFAULT_TOP, metavar="K", help="how many papers (default %(default)s)")
+    parser.add_argument(
+        "--top", type=int, default=DEFAULT_TOP, metavar="K", help="how many papers (default %(default)s)"
+    )
     parser.add_argument("--json", action="store_true", help="print a JSON list of objects instead of a table")
 
 

@@ -68,7 +68,7 @@ def topic_hierarchy(
     text_topics: np.ndarray,
     embed_terms: Callable[[list[str]], np.ndarray],
 ) -> pd.DataFrame:
-    """One row per group per level (`pipeline.buildfolder.HIERARCHY_COLUMNS`); empty when the topics are too few to group.
+    """One row per group per level (`buildfolder.HIERARCHY_COLUMNS`); empty when the topics are too few to group.
 
     `counts`, `texts`, `text_topics` and `embed_terms` are what `describe_topics` takes for the topics.
     """

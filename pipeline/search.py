@@ -10,10 +10,9 @@ papers are computed on demand rather than stored in the build.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-
-from typing import TYPE_CHECKING
 
 from pipeline.buildfolder import Build, read_model
 from pipeline.errors import UserError
@@ -53,8 +52,10 @@ def best(scores: np.ndarray, top: int, among: np.ndarray | None = None) -> Ranke
     if not top:
         return Ranked(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32))
     values = scores[candidates]
-    if top < len(candidates):
-        keep = np.argpartition(-values, top - 1)[:top]
+    if top < len(candidates):  # the `top`-th best score, then every better row and the earliest equal ones
+        threshold = -np.partition(-values, top - 1)[top - 1]
+        above = np.flatnonzero(values > threshold)
+        keep = np.concatenate([above, np.flatnonzero(values == threshold)[: top - len(above)]])
         candidates, values = candidates[keep], values[keep]
     order = np.lexsort((candidates, -values))
     return Ranked(candidates[order].astype(np.int64), values[order].astype(np.float32))
@@ -71,7 +72,7 @@ def check_query(query: str) -> str:
     """The query, stripped; a `UserError` for an empty or over-long one."""
     query = " ".join(str(query).split())
     if not query:
-        raise UserError("the search query is empty; describe the papers you want, e.g. \"federated learning\"")
+        raise UserError('the search query is empty; describe the papers you want, e.g. "federated learning"')
     if len(query) > MAX_QUERY_CHARS:
         raise UserError(f"the search query has {len(query):,} characters; shorten it to at most {MAX_QUERY_CHARS:,}")
     return query
