@@ -24,25 +24,29 @@ LABEL_FONT_PX = (13, 11)  # the chosen level's labels, then the finer levels'
 def label_candidates(levels: tuple[Level, ...], chosen: int, shown: np.ndarray) -> list[dict]:
     """Labels to offer, best first: the chosen level's groups by shown papers, then each finer level's.
 
-    A finer group holding the same topics as one offered already is left out (its label would repeat).
+    A finer group holding the same topics as one offered already, or named like one, is left out: the map
+    never shows a label twice.
     Each label: text `t` (plain; the browser sets it as text), position `x`, `y`, priority `p`, colour `c`
     (of its group at the chosen level, as on the map), font size `s`.
     """
     colour_of_topic = {t: c for g, c in zip(levels[chosen].topics["topic_id"], levels[chosen].topics["colour"],
                        strict=True) for t in levels[chosen].members[g]}  # fmt: skip
     offered: set[tuple[int, ...]] = set()
+    texts: set[str] = set()
     labels = []
     for depth, level in enumerate(levels[chosen:]):
         for group in level.topics.itertuples():
             rows = level.topic_rows.get(group.topic_id, np.zeros(0, dtype=np.int64))
             n_shown = int(shown[rows].sum())
             held = level.members[group.topic_id]
-            if not n_shown or held in offered or not np.isfinite([group.x, group.y]).all():
+            text = shorten(str(group.label), LABEL_CHARS)
+            if not n_shown or held in offered or text.casefold() in texts or not np.isfinite([group.x, group.y]).all():
                 continue
             offered.add(held)
+            texts.add(text.casefold())
             labels.append(
                 {
-                    "t": shorten(str(group.label), LABEL_CHARS),
+                    "t": text,
                     "x": float(group.x),
                     "y": float(group.y),
                     "p": float((len(levels) - depth) * 1e9 + n_shown),

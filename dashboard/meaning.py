@@ -17,7 +17,7 @@ from dashboard.safetext import escape_markdown
 from dashboard.viewlink import View
 from pipeline.buildfolder import read_build
 from pipeline.errors import UserError
-from pipeline.search import Ranked, best, check_query, query_embedder, similar_rows, similarities
+from pipeline.search import Ranked, best, query_embedder, query_vector, similar_rows, similarities
 
 LOADING = "Loading the language model for search by meaning (the first search only)…"
 
@@ -27,7 +27,7 @@ def _embedder(path: str, manifest_version: int):
     """The build's embedder, once per build (a rebuild changes `manifest_version`); shared by every session."""
     build = read_build(Path(path), with_edits=False)
     embedder = query_embedder(build, device="cpu")
-    embedder.transform(["warm up"])  # loads the model now, under the spinner
+    query_vector(embedder, "warm up")  # loads the model now, under the spinner
     return embedder
 
 
@@ -40,7 +40,7 @@ def vectors(path: str, manifest_version: int) -> np.ndarray:
 @st.cache_data(show_spinner=False, max_entries=32)
 def query_scores(path: str, manifest_version: int, query: str) -> np.ndarray:
     """Cosine similarity of `query` to every paper (raises `UserError` for an empty or over-long query)."""
-    vector = _embedder(path, manifest_version).transform([check_query(query)])[0]
+    vector = query_vector(_embedder(path, manifest_version), query)
     return similarities(vectors(path, manifest_version), vector)
 
 
