@@ -37,6 +37,7 @@ except UserError as error:
     st.stop()
 
 urlstate.restore(explorer)
+timeline.apply_click(explorer)
 view = sidebar.render_filters(explorer)
 level = len(explorer.levels) - 1 if view.level is None else view.level
 passing = shown_mask(str(build_path), version, sidebar.filters_of(view))

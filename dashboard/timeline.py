@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from functools import partial
 
 import numpy as np
 import pandas as pd
@@ -19,9 +18,10 @@ from dashboard.data import Explorer
 from dashboard.filters import day_numbers
 from dashboard.levels import Level
 from dashboard.safetext import plotly_text, shorten
-from dashboard.sidebar import topics_key
+from dashboard.sidebar import DETAIL_KEY, topics_key
 
 TIMELINE_KEY = "timeline"
+CLICKED_KEY = "timeline-clicked"  # the last click acted on, so a click filters once
 MAX_SERIES = 15  # more topics than this: the smaller ones share one grey "Other topics" series
 OTHER_COLOUR = "#c8c8c8"
 _TIME_NAME = re.compile(r"(year|date|published|publication|created|submitted|issued)", re.IGNORECASE)
@@ -71,11 +71,11 @@ def timeline_figure(table: pd.DataFrame, level: Level) -> go.Figure:
         part = table[table["group"] == key]
         traces.append(
             go.Bar(
-                x=part["year"],
-                y=part["share"],
+                x=part["year"].tolist(),  # a few dozen numbers: plain lists read anywhere
+                y=part["share"].tolist(),
                 name=plotly_text(shorten(str(info.loc[key, "label"]), 40)),
                 marker={"color": info.loc[key, "colour"]},
-                customdata=np.column_stack([part["group"], part["papers"]]),
+                customdata=np.column_stack([part["group"], part["papers"]]).tolist(),
                 hovertemplate="<b>%{fullData.name}</b><br>%{x}: %{y:.0%} of the shown papers (%{customdata[1]:,})"
                 "<extra></extra>",
             )
@@ -84,7 +84,7 @@ def timeline_figure(table: pd.DataFrame, level: Level) -> go.Figure:
     if len(rest):
         traces.append(
             go.Bar(
-                x=rest["year"], y=rest["share"], name="Other topics", marker={"color": OTHER_COLOUR},
+                x=rest["year"].tolist(), y=rest["share"].tolist(), name="Other topics", marker={"color": OTHER_COLOUR},
                 hovertemplate="Other topics<br>%{x}: %{y:.0%}<extra></extra>",
             )
         )  # fmt: skip
@@ -121,15 +121,16 @@ def render_timeline(explorer: Explorer, shown: np.ndarray, level: int) -> None:
         st.info("None of the shown papers has a year.")
         return
     st.caption(f"Each topic's share of the shown papers per year ({column}). Click a bar to show only that topic.")
-    st.plotly_chart(
-        timeline_figure(table, groups),
-        key=TIMELINE_KEY,
-        on_select=partial(_filter_to_clicked, explorer, level),
-        selection_mode="points",
-    )
+    st.plotly_chart(timeline_figure(table, groups), key=TIMELINE_KEY, on_select="rerun", selection_mode="points")
 
 
-def _filter_to_clicked(explorer: Explorer, level: int) -> None:
-    group = clicked_group(st.session_state.get(TIMELINE_KEY))
-    if group is not None:
+def apply_click(explorer: Explorer) -> None:
+    """A new click on a bar filters the page to its topic; read before the filters are drawn, as map selections are."""
+    event = st.session_state.get(TIMELINE_KEY)
+    group = clicked_group(event)
+    if group is None or repr(event) == st.session_state.get(CLICKED_KEY):
+        return
+    st.session_state[CLICKED_KEY] = repr(event)
+    level = st.session_state.get(DETAIL_KEY, len(explorer.levels) - 1)
+    if group in explorer.levels[level].members:
         st.session_state[topics_key(explorer, level)] = [group]
