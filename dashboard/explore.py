@@ -45,7 +45,7 @@ def render_selection_bar(
 ) -> None:
     """Counts, 'Clear selection' and the download of the selection (or of every shown paper) in a chosen format."""
     n_shown, n_selected = int(shown.sum()), int(selected.sum())
-    status, clear, reset, file_format, download = st.columns([2.5, 1.3, 1.1, 0.9, 2.6], vertical_alignment="center")
+    status, clear, reset, file_format, download = st.columns([3.2, 1.3, 1.1, 0.9, 2.6], vertical_alignment="center")
     note = f"**Showing {n_shown:,} of {len(shown):,} papers** · {n_selected:,} selected"
     if n_hidden:
         note += f" (+{n_hidden:,} hidden by the filters)"
