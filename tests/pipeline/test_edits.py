@@ -121,3 +121,24 @@ def test_names_typed_by_users_are_checked(label):
 def test_a_merge_needs_two_topics():
     with pytest.raises(UserError):
         edits.merge([3], into=3, label="x")
+
+
+def test_add_keeps_the_edits_as_an_overlay(tmp_path, metadata_corpus):
+    import pandas as pd
+
+    from pipeline.add import add_papers
+    from pipeline.build import run_build
+    from pipeline.settings import BuildSettings
+    from tests.conftest import FakeEmbedder
+
+    table = pd.read_csv(metadata_corpus)
+    table.head(30).to_csv(tmp_path / "first.csv", index=False)
+    table.tail(8).to_csv(tmp_path / "more.csv", index=False)
+    settings = BuildSettings(cache_dir=tmp_path / "cache")
+    path = run_build([tmp_path / "first.csv"], tmp_path / "b", settings, embedder=FakeEmbedder()).path
+    original = read_build(path).topics.set_index("topic_id").loc[0, "label"]
+    edits.add_edit(path, edits.rename(0, "My name"))
+    add_papers(path, [tmp_path / "more.csv"], embedder=FakeEmbedder(), cache_dir=tmp_path / "cache")
+    assert len(read_build(path).papers) == 38 and edits.read_edits(path) == [edits.rename(0, "My name")]
+    assert read_build(path).topics.set_index("topic_id").loc[0, "label"] == "My name"
+    assert read_build(path, with_edits=False).topics.set_index("topic_id").loc[0, "label"] == original
