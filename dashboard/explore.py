@@ -1,4 +1,4 @@
-"""The Explore tab: selection bar, map, paper table, abstract reader and topic details."""
+"""The Explore tab: selection bar, map (with its view and labels), paper table and the topic tree with details."""
 
 from __future__ import annotations
 
