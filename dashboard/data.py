@@ -32,7 +32,7 @@ class Explorer:
     papers: pd.DataFrame  # the build's papers, as read
     search: pd.Series  # per paper: lowercase title, abstract and identifiers, for text search
     hover: np.ndarray  # per paper: the map's hover text, escaped
-    topics: pd.DataFrame  # the build's topics plus `colour`, `x`, `y` (label position) and `top_keywords`
+    topics: pd.DataFrame  # the build's topics plus `colour` and `top_keywords`
     topic_rows: dict[int, np.ndarray]  # topic_id -> row positions in `papers`
     extent: tuple[tuple[float, float], tuple[float, float]]  # fixed map ranges (x, y), padded
     column_filters: tuple[ColumnFilter, ...]  # the metadata columns worth a filter, and its kind
@@ -89,7 +89,7 @@ def load_explorer(path: Path) -> Explorer:
         identifiers=identifiers,
         links={column: urls for column, urls in links.items() if any(url is not None for url in urls)},
         text_columns=frozenset(identifiers).union(c for c in build.metadata_columns if _rounded_in_table(papers[c])),
-        levels=levels(build.hierarchy, topics, topic_rows, papers),
+        levels=levels(build.hierarchy, topics, topic_rows),
     )
 
 
@@ -108,9 +108,6 @@ def _topics_with_layout(topics: pd.DataFrame, papers: pd.DataFrame) -> pd.DataFr
         extra = extra.assign(keywords=[[]] * len(extra), keyword_weights=[[]] * len(extra), named=False)
         topics = pd.concat([topics, extra.assign(coherence=np.nan)], ignore_index=True)
     topics = topics.sort_values("topic_id").reset_index(drop=True).copy()
-    centres = papers.groupby("topic_id")[["x", "y"]].median()
-    topics["x"] = topics["topic_id"].map(centres["x"]).astype(float)
-    topics["y"] = topics["topic_id"].map(centres["y"]).astype(float)
     topics["colour"] = topics["topic_id"].map(topic_colours(topics["topic_id"].tolist()))
     topics["top_keywords"] = topics["keywords"].map(lambda words: "; ".join(words[:KEYWORDS_IN_EXPORT]))
     return topics

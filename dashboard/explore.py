@@ -111,7 +111,7 @@ def render_map(
         shown,
         selected,
         context=context,
-        labels=label_candidates(explorer.levels, level, shown),
+        labels=label_candidates(explorer.levels, level, shown, *explorer.papers[["x", "y"]].to_numpy().T),
         view=view_name(explorer),
     )
     st.plotly_chart(figure, key=key, on_select="rerun", selection_mode=("box", "lasso", "points"), config=PLOTLY_CONFIG)

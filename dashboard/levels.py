@@ -2,8 +2,8 @@
 
 A level is a set of groups that partitions the shown topics. The finest level is the topics
 themselves; coarser ones come from the build's `hierarchy.parquet`. Each level looks like the
-topic table the map, legend and filter already draw (`topic_id`, `label`, `size`, `x`, `y`,
-`colour`, `keywords`, `top_keywords`), so choosing a level swaps one table for another. A group
+topic table the map, legend and filter already draw (`topic_id`, `label`, `size`, `colour`,
+`keywords`, `top_keywords`), so choosing a level swaps one table for another. A group
 holding a single topic takes that topic's current label (which the reader may have renamed).
 """
 
@@ -38,9 +38,7 @@ class Level:
         return [g for g in self.topics["topic_id"].tolist() if wanted & set(self.members[g])]
 
 
-def levels(
-    hierarchy: pd.DataFrame, topics: pd.DataFrame, topic_rows: dict[int, np.ndarray], papers: pd.DataFrame
-) -> tuple[Level, ...]:
+def levels(hierarchy: pd.DataFrame, topics: pd.DataFrame, topic_rows: dict[int, np.ndarray]) -> tuple[Level, ...]:
     """Every level, broadest first, ending with the topics themselves (`topics` as the dashboard lays them out)."""
     fine = Level(f"{int((topics['topic_id'] >= 0).sum())} topics", topics, topic_rows,
                  {int(t): (int(t),) for t in topics["topic_id"]})  # fmt: skip
@@ -59,7 +57,7 @@ def levels(
             key += 1
         labels = dict(zip(groups["group_id"].astype(int), groups["label"], strict=True))
         keywords = dict(zip(groups["group_id"].astype(int), groups["keywords"], strict=True))
-        table = _group_table(members, labels, keywords, topics, papers)
+        table = _group_table(members, labels, keywords, topics)
         if len(table) < len(topics):
             n_themes = int((table["size"] > 0).sum())
             coarse.append(Level(f"{n_themes} themes", table, _rows(members, topic_rows), members))
@@ -71,11 +69,8 @@ def _group_table(
     labels: dict[int, str],
     keywords: dict[int, list[str]],
     topics: pd.DataFrame,
-    papers: pd.DataFrame,
 ) -> pd.DataFrame:
     by_topic = topics.set_index("topic_id")
-    group_of = pd.Series({t: g for g, held in members.items() for t in held})
-    centres = papers.groupby(papers["topic_id"].map(group_of))[["x", "y"]].median()
     rows = []
     for group, held in members.items():
         single = len(held) == 1
@@ -89,8 +84,6 @@ def _group_table(
                 "size": int(by_topic.loc[list(held), "size"].sum()),
                 "named": bool(single and by_topic.loc[held[0], "named"]),
                 "coherence": float(by_topic.loc[held[0], "coherence"]) if single else np.nan,
-                "x": float(centres["x"].get(group, np.nan)),
-                "y": float(centres["y"].get(group, np.nan)),
             }
         )
     table = pd.DataFrame(rows).sort_values("topic_id", kind="stable").reset_index(drop=True)

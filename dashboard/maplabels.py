@@ -21,9 +21,13 @@ LABEL_CHARS = 32
 LABEL_FONT_PX = (13, 11)  # the chosen level's labels, then the finer levels'
 
 
-def label_candidates(levels: tuple[Level, ...], chosen: int, shown: np.ndarray) -> list[dict]:
+def label_candidates(
+    levels: tuple[Level, ...], chosen: int, shown: np.ndarray, x: np.ndarray, y: np.ndarray
+) -> list[dict]:
     """Labels to offer, best first: the chosen level's groups by shown papers, then each finer level's.
 
+    Each label sits at the median position of its group's shown papers (`x`, `y`: every paper's), so a
+    filtered or searched map labels where its papers are.
     A finer group holding the same topics as one offered already, or named like one, is left out: the map
     never shows a label twice.
     Each label: text `t` (plain; the browser sets it as text), position `x`, `y`, priority `p`, colour `c`
@@ -37,19 +41,22 @@ def label_candidates(levels: tuple[Level, ...], chosen: int, shown: np.ndarray) 
     for depth, level in enumerate(levels[chosen:]):
         for group in level.topics.itertuples():
             rows = level.topic_rows.get(group.topic_id, np.zeros(0, dtype=np.int64))
-            n_shown = int(shown[rows].sum())
+            rows = rows[shown[rows]]
             held = level.members[group.topic_id]
             text = shorten(str(group.label), LABEL_CHARS)
-            if not n_shown or held in offered or text.casefold() in texts or not np.isfinite([group.x, group.y]).all():
+            if not len(rows) or held in offered or text.casefold() in texts:
+                continue
+            at = (float(np.median(x[rows])), float(np.median(y[rows])))
+            if not np.isfinite(at).all():
                 continue
             offered.add(held)
             texts.add(text.casefold())
             labels.append(
                 {
                     "t": text,
-                    "x": float(group.x),
-                    "y": float(group.y),
-                    "p": float((len(levels) - depth) * 1e9 + n_shown),
+                    "x": at[0],
+                    "y": at[1],
+                    "p": float((len(levels) - depth) * 1e9 + len(rows)),
                     "c": colour_of_topic.get(held[0], "#888888"),
                     "s": LABEL_FONT_PX[min(depth, 1)],
                 }

@@ -65,12 +65,26 @@ def test_the_tree_lists_themes_then_their_topics(tree_build):
 def test_label_candidates_put_the_chosen_level_first_and_never_repeat_a_text(tree_build):
     explorer = load_explorer(tree_build)
     shown = np.ones(len(explorer.papers), dtype=bool)
-    labels = label_candidates(explorer.levels, 0, shown)
+    labels = label_candidates(explorer.levels, 0, shown, *xy(explorer))
     assert [label["t"] for label in labels] == ["Broad theme", "Rewards", "Federated, privacy", "Graphs"]
     assert labels[0]["s"] > labels[-1]["s"] and all(a["p"] >= b["p"] for a, b in itertools.pairwise(labels))
     shown[explorer.papers["topic_id"] == 1] = False  # a group with nothing shown gets no label
-    assert "Graphs" not in {label["t"] for label in label_candidates(explorer.levels, 0, shown)}
-    assert next(label["t"] for label in label_candidates(explorer.levels, 1, np.ones(8, bool))) == "Federated, privacy"
+    assert "Graphs" not in {label["t"] for label in label_candidates(explorer.levels, 0, shown, *xy(explorer))}
+    assert (
+        next(label["t"] for label in label_candidates(explorer.levels, 1, np.ones(8, bool), *xy(explorer)))
+        == "Federated, privacy"
+    )
+
+
+def xy(explorer) -> tuple[np.ndarray, np.ndarray]:
+    return explorer.papers["x"].to_numpy(), explorer.papers["y"].to_numpy()
+
+
+def test_a_label_sits_among_its_groups_shown_papers(tree_build):
+    explorer = load_explorer(tree_build)
+    shown = (explorer.papers["paper_id"] == "p000000000004").to_numpy()  # one paper of topic 2 (x 0.9, y 0.9)
+    (label,) = label_candidates(explorer.levels, 1, shown, *xy(explorer))
+    assert (label["t"], label["x"], label["y"]) == ("Rewards", pytest.approx(0.9), pytest.approx(0.9))
 
 
 def test_the_map_script_is_our_own_code_only():
@@ -162,5 +176,5 @@ def test_hostile_labels_reach_the_map_as_plain_text(tmp_path):
     topics = tiny_topics().assign(label=[f"{XSS} {i}" for i in range(3)])
     build = write_build(tmp_path / "h", papers, topics, np.zeros((8, 2), np.float32), {})
     explorer = load_explorer(build)
-    labels = label_candidates(explorer.levels, 0, np.ones(8, bool))
+    labels = label_candidates(explorer.levels, 0, np.ones(8, bool), *xy(explorer))
     assert {label["t"] for label in labels} == {f"{XSS} {i}"[:31] + "…" for i in range(3)}
