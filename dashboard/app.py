@@ -1,4 +1,4 @@
-"""Topic Explorer's dashboard: a build's topics on a map; filter, select and export papers."""
+"""Topic Explorer's dashboard: a build's topics on a map; search, filter, select, curate and export papers."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import streamlit as st
 
-from dashboard import data, explore, page, quality_view, session, sidebar
+from dashboard import curation, data, explore, meaning, page, quality_view, reader, session, sidebar, timeline, urlstate
 from dashboard.filters import Filters, filter_mask
 from dashboard.selection import map_key, table_key
 from pipeline.errors import UserError
@@ -16,13 +16,13 @@ st.set_page_config(layout="wide", page_title="Topic Explorer")
 
 
 @st.cache_resource(show_spinner="Loading the build…", max_entries=4)
-def load(path: str, version: float) -> data.Explorer:
-    """One shared, read-only copy per build version (the manifest's mtime changes on every rebuild)."""
+def load(path: str, version: tuple) -> data.Explorer:
+    """One shared, read-only copy per build version (a rebuild or an edit changes `version`)."""
     return data.load_explorer(Path(path))
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
-def shown_mask(path: str, version: float, filters: Filters) -> np.ndarray:
+def shown_mask(path: str, version: tuple, filters: Filters) -> np.ndarray:
     """Which papers pass the filters; cached because text search over 20,000 abstracts takes a moment."""
     explorer = load(path, version)
     return filter_mask(explorer.papers, explorer.search, filters)
@@ -36,26 +36,38 @@ except UserError as error:
     page.render_missing_build(build_path, error)
     st.stop()
 
-filters = sidebar.render_filters(explorer)
-shown = shown_mask(str(build_path), version, filters)
-state, selection = session.advance_selection(filters)
+urlstate.restore(explorer)
+timeline.apply_click(explorer)
+view = sidebar.render_filters(explorer)
+level = len(explorer.levels) - 1 if view.level is None else view.level
+passing = shown_mask(str(build_path), version, sidebar.filters_of(view))
+found = meaning.render_search(str(build_path), version[0], view, passing)
+shown = passing if found is None else np.isin(np.arange(len(passing)), found.rows)
+rows = np.flatnonzero(shown) if found is None else found.rows
+state, selection = session.advance_selection((sidebar.filters_of(view), view.about, view.results))
 stored = explorer.papers["paper_id"].isin(selection).to_numpy()
 selected = stored & shown  # selected papers hidden by the filters are neither counted nor exported
-rows = np.flatnonzero(shown)
 
 page.render_header(explorer)
-explore_tab, quality_tab = st.tabs(["Explore", "Topic quality"])
-with explore_tab:
+tabs = st.tabs(["Explore", *(["Topics over time"] if timeline.time_column(explorer) else []), "Topic quality"])
+with tabs[0]:
     n_hidden = int((stored & ~shown).sum())
-    explore.render_selection_bar(explorer, shown, selected, n_hidden, on_clear=session.clear_selection)
-    explore.render_map(explorer, shown, selected, key=map_key(state.generation))
+    explore.render_selection_bar(explorer, shown, selected, n_hidden, session.clear_selection, level)
+    context = passing & ~shown if found is not None else None
+    explore.render_map(explorer, level, shown, selected, map_key(state.generation), context)
     if len(rows):
-        explore.render_table(explorer, rows, selected, key=table_key(state.generation))
+        scores = None if found is None else found.scores
+        explore.render_table(explorer, rows, selected, table_key(state.generation), scores)
     reader_column, topics_column = st.columns([3, 2], gap="large")
     with reader_column:
-        explore.render_reader(explorer, rows, selected)
+        reader.render_reader(explorer, rows, selected, version[0])
     with topics_column:
         explore.render_topics(explorer, shown)
+        curation.render_curation(explorer, build_path, selected)
 session.remember_table(explorer.papers["paper_id"].to_numpy()[rows].tolist())
-with quality_tab:
+if len(tabs) == 3:
+    with tabs[1]:
+        timeline.render_timeline(explorer, shown, level)
+with tabs[-1]:
     quality_view.render_quality(explorer)
+urlstate.write(explorer, view)

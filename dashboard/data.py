@@ -12,9 +12,11 @@ import pandas as pd
 from dashboard.filters import ColumnFilter, column_filters
 from dashboard.identifiers import is_identifier, paper_link, search_text
 from dashboard.launch import BUILD_ENV
+from dashboard.levels import Level, levels
 from dashboard.palette import topic_colours
 from dashboard.safetext import hover_html
 from pipeline.buildfolder import MANIFEST_FILE, Build, read_build
+from pipeline.edits import edits_version
 from pipeline.metadata import number_text
 from pipeline.settings import default_sample_build
 
@@ -30,13 +32,14 @@ class Explorer:
     papers: pd.DataFrame  # the build's papers, as read
     search: pd.Series  # per paper: lowercase title, abstract and identifiers, for text search
     hover: np.ndarray  # per paper: the map's hover text, escaped
-    topics: pd.DataFrame  # the build's topics plus `colour`, `x`, `y` (label position) and `top_keywords`
+    topics: pd.DataFrame  # the build's topics plus `colour` and `top_keywords`
     topic_rows: dict[int, np.ndarray]  # topic_id -> row positions in `papers`
     extent: tuple[tuple[float, float], tuple[float, float]]  # fixed map ranges (x, y), padded
     column_filters: tuple[ColumnFilter, ...]  # the metadata columns worth a filter, and its kind
     identifiers: tuple[str, ...]  # metadata columns holding ids (shown as text, searched, linked)
     links: dict[str, np.ndarray]  # identifier column -> per paper, the page its id opens (None: no link)
     text_columns: frozenset[str]  # metadata the table shows as text: identifiers, decimals it would round
+    levels: tuple[Level, ...]  # levels of detail, broadest first; the last is the topics themselves
 
     @property
     def name(self) -> str:
@@ -53,12 +56,13 @@ def build_path() -> Path:
     return Path(env).expanduser() if env else default_sample_build()
 
 
-def build_version(path: Path) -> float:
-    """Changes when the build is rewritten (builds are replaced atomically, manifest included)."""
+def build_version(path: Path) -> tuple:
+    """Changes when the build is rewritten (builds are replaced atomically, manifest included) or edited."""
     try:
-        return (Path(path) / MANIFEST_FILE).stat().st_mtime
+        manifest = (Path(path) / MANIFEST_FILE).stat().st_mtime_ns
     except OSError:
-        return 0.0
+        manifest = 0
+    return (manifest, *edits_version(path))
 
 
 def load_explorer(path: Path) -> Explorer:
@@ -71,18 +75,21 @@ def load_explorer(path: Path) -> Explorer:
     for column in identifiers:
         search = search + "\n" + search_text(papers[column])
     links = {column: np.array([paper_link(value) for value in papers[column]], dtype=object) for column in identifiers}
+    topics = _topics_with_layout(build.topics, papers)
+    topic_rows = {int(t): np.asarray(rows) for t, rows in papers.groupby("topic_id").indices.items()}
     return Explorer(
         build=build,
         papers=papers,
         search=search,
         hover=np.array([hover_html(*texts) for texts in zip(*columns, strict=True)], dtype=object),
-        topics=_topics_with_layout(build.topics, papers),
-        topic_rows={int(t): np.asarray(rows) for t, rows in papers.groupby("topic_id").indices.items()},
+        topics=topics,
+        topic_rows=topic_rows,
         extent=_extent(papers),
         column_filters=tuple(column_filters(papers, build.metadata_columns)),
         identifiers=identifiers,
         links={column: urls for column, urls in links.items() if any(url is not None for url in urls)},
         text_columns=frozenset(identifiers).union(c for c in build.metadata_columns if _rounded_in_table(papers[c])),
+        levels=levels(build.hierarchy, topics, topic_rows),
     )
 
 
@@ -101,9 +108,6 @@ def _topics_with_layout(topics: pd.DataFrame, papers: pd.DataFrame) -> pd.DataFr
         extra = extra.assign(keywords=[[]] * len(extra), keyword_weights=[[]] * len(extra), named=False)
         topics = pd.concat([topics, extra.assign(coherence=np.nan)], ignore_index=True)
     topics = topics.sort_values("topic_id").reset_index(drop=True).copy()
-    centres = papers.groupby("topic_id")[["x", "y"]].median()
-    topics["x"] = topics["topic_id"].map(centres["x"]).astype(float)
-    topics["y"] = topics["topic_id"].map(centres["y"]).astype(float)
     topics["colour"] = topics["topic_id"].map(topic_colours(topics["topic_id"].tolist()))
     topics["top_keywords"] = topics["keywords"].map(lambda words: "; ".join(words[:KEYWORDS_IN_EXPORT]))
     return topics

@@ -1,8 +1,10 @@
-"""The Explore tab: selection bar, map, paper table, abstract reader and topic details."""
+"""The Explore tab: selection bar, map (with its view and labels), paper table and the topic tree with details."""
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable
+from dataclasses import replace
 from functools import partial
 
 import numpy as np
@@ -12,11 +14,12 @@ import streamlit as st
 from dashboard.data import Explorer
 from dashboard.export import DEFAULT_FORMAT, EXPORT_FORMATS, download_label, export_frame, file_name
 from dashboard.figures import keyword_figure, map_figure
-from dashboard.identifiers import LINK_HOST, link_host
-from dashboard.safetext import column_title, escape_markdown
+from dashboard.identifiers import LINK_HOST
+from dashboard.levels import tree_rows
+from dashboard.maplabels import label_candidates, mapview_script
+from dashboard.safetext import column_title
 from pipeline.metadata import value_text
 
-MAX_READER_OPTIONS = 1000
 SELECT_HELP = (
     "Select papers by dragging a box (or, from the map's toolbar, a lasso) over the map, or by ticking table rows. "
     "Selections add up; 'Clear selection' starts over. Export takes the selection, or every shown paper."
@@ -29,19 +32,26 @@ FORMAT_HELP = (
     "the Excel, Parquet and JSON Lines files hold every text unchanged."
 )
 LINK_SUFFIX = " link"
+VIEW_KEY = "map-view"  # how many times the user reset the map's view
 
 
 def render_selection_bar(
-    explorer: Explorer, shown: np.ndarray, selected: np.ndarray, n_hidden: int, on_clear: Callable[[], None]
+    explorer: Explorer,
+    shown: np.ndarray,
+    selected: np.ndarray,
+    n_hidden: int,
+    on_clear: Callable[[], None],
+    level: int,
 ) -> None:
     """Counts, 'Clear selection' and the download of the selection (or of every shown paper) in a chosen format."""
     n_shown, n_selected = int(shown.sum()), int(selected.sum())
-    status, clear, file_format, download = st.columns([3.0, 1.1, 1.0, 2.6], vertical_alignment="center")
+    status, clear, reset, file_format, download = st.columns([3.2, 1.3, 1.1, 0.9, 2.6], vertical_alignment="center")
     note = f"**Showing {n_shown:,} of {len(shown):,} papers** · {n_selected:,} selected"
     if n_hidden:
         note += f" (+{n_hidden:,} hidden by the filters)"
     status.markdown(note, help=SELECT_HELP)
     clear.button("Clear selection", key="clear-selection", on_click=on_clear, disabled=not (n_selected or n_hidden))
+    reset.button("Reset view", key="reset-view", on_click=reset_view, help="Show the whole map again")
     chosen = file_format.selectbox(
         "File format",
         options=list(EXPORT_FORMATS),
@@ -55,7 +65,7 @@ def render_selection_bar(
     rows = np.flatnonzero(selected if n_selected else shown)
     download.download_button(
         download_label(n_selected, n_shown, export.label),
-        data=partial(_export_bytes, explorer, rows, export.write),
+        data=partial(_export_bytes, explorer, rows, export.write, broader_labels(explorer, level)),
         file_name=file_name(explorer.name, export.extension),
         mime=export.mime,
         on_click="ignore",
@@ -64,30 +74,73 @@ def render_selection_bar(
     )
 
 
-def _export_bytes(explorer: Explorer, rows: np.ndarray, write: Callable[[pd.DataFrame], bytes]) -> bytes:
-    return write(export_frame(explorer.papers.iloc[rows], explorer.topics, explorer.metadata_columns))
+def _export_bytes(
+    explorer: Explorer, rows: np.ndarray, write: Callable[[pd.DataFrame], bytes], broader: dict[int, str] | None
+) -> bytes:
+    return write(export_frame(explorer.papers.iloc[rows], explorer.topics, explorer.metadata_columns, broader))
 
 
-def render_map(explorer: Explorer, shown: np.ndarray, selected: np.ndarray, key: str) -> None:
-    """The paper map; its selections are read through session state (see `dashboard.session`)."""
+def broader_labels(explorer: Explorer, level: int) -> dict[int, str] | None:
+    """Each topic's broader theme: at the chosen level of detail, or the one just above the topics (None: no tree)."""
+    finest = len(explorer.levels) - 1
+    if finest == 0:
+        return None
+    groups = explorer.levels[level if level < finest else finest - 1]
+    labels = dict(zip(groups.topics["topic_id"], groups.topics["label"], strict=True))
+    return {topic: labels[group] for group, held in groups.members.items() for topic in held}
+
+
+def render_map(
+    explorer: Explorer,
+    level: int,
+    shown: np.ndarray,
+    selected: np.ndarray,
+    key: str,
+    context: np.ndarray | None = None,
+) -> None:
+    """The paper map at a level of detail; its selections are read through session state (`dashboard.session`).
+
+    The user's zoom is kept across reruns and redraws until 'Reset view' (`dashboard.maplabels`).
+    """
     if not shown.any():
         st.info("No papers match these filters. Widen the search, choose other topics or press 'Reset filters'.")
         return
-    st.plotly_chart(
-        map_figure(explorer, shown, selected),
-        key=key,
-        on_select="rerun",
-        selection_mode=("box", "lasso", "points"),
-        config=PLOTLY_CONFIG,
+    groups = explorer.levels[level]
+    figure = map_figure(
+        replace(explorer, topics=groups.topics, topic_rows=groups.topic_rows),
+        shown,
+        selected,
+        context=context,
+        labels=label_candidates(explorer.levels, level, shown, *explorer.papers[["x", "y"]].to_numpy().T),
+        view=view_name(explorer),
     )
+    st.plotly_chart(figure, key=key, on_select="rerun", selection_mode=("box", "lasso", "points"), config=PLOTLY_CONFIG)
+    st.iframe(mapview_script(), height=1)  # our own script only: no text from the build goes into it
 
 
-def render_table(explorer: Explorer, rows: np.ndarray, selected: np.ndarray, key: str) -> None:
-    """The shown papers, sortable, with row selection; no abstracts (they would make 20,000 rows slow)."""
+def view_name(explorer: Explorer) -> str:
+    """Names the user's view of this build's map in this session; 'Reset view' starts a new one."""
+    build = hashlib.sha256(str(explorer.build.path).encode()).hexdigest()[:12]
+    return f"{build}-{st.session_state.get(VIEW_KEY, 0)}"
+
+
+def reset_view() -> None:
+    """Button callback: the whole map again (a new view, so neither Plotly nor the page restores the zoom)."""
+    st.session_state[VIEW_KEY] = st.session_state.get(VIEW_KEY, 0) + 1
+
+
+def render_table(
+    explorer: Explorer, rows: np.ndarray, selected: np.ndarray, key: str, scores: np.ndarray | None = None
+) -> None:
+    """The shown papers, sortable, with row selection; no abstracts (they would make 20,000 rows slow).
+
+    With `scores` (a search by meaning), `rows` come best first and each shows its similarity to the query.
+    """
     papers = explorer.papers
     table = pd.DataFrame(
         {
             "✓": np.where(selected[rows], "✓", ""),
+            **({"score": scores} if scores is not None else {}),
             "title": papers["title"].to_numpy()[rows],
             "topic": papers["topic_label"].to_numpy()[rows],
             "confidence": papers["confidence"].to_numpy()[rows],
@@ -118,6 +171,9 @@ def render_table(explorer: Explorer, rows: np.ndarray, selected: np.ndarray, key
         height=420,
         column_config={
             "✓": st.column_config.TextColumn("✓", width=40, help="Selected for export"),
+            "score": st.column_config.NumberColumn(
+                "Score", format="%.3f", help="Cosine similarity to the search by meaning, best first"
+            ),
             "title": st.column_config.TextColumn("Title", width="large"),
             "topic": st.column_config.TextColumn("Topic"),
             "confidence": st.column_config.ProgressColumn("Confidence", min_value=0.0, max_value=1.0, format="%.2f"),
@@ -131,52 +187,19 @@ def _unclashing(name: str, taken: pd.Index) -> str:
     return f"{name} (metadata)" if name in set(taken) else name
 
 
-@st.fragment  # choosing another paper reruns only this panel, not the 20,000-point map
-def render_reader(explorer: Explorer, rows: np.ndarray, selected: np.ndarray) -> None:
-    """A chosen paper's full abstract, as plain text (never markdown or HTML)."""
-    papers = explorer.papers
-    chosen_rows = rows[selected[rows]]
-    candidates = chosen_rows if len(chosen_rows) else rows
-    options = candidates[:MAX_READER_OPTIONS].tolist()
-    if not options:
-        return
-    titles = papers["title"].to_numpy()
-    label = "Read a selected paper" if len(chosen_rows) else "Read a paper"
-    if len(candidates) > len(options):
-        label += f" (the first {len(options):,} of {len(candidates):,}; filter or select to narrow)"
-    row = st.selectbox(label, options=options, format_func=lambda r: titles[r], key="reader")
-    paper = papers.iloc[row]
-    details = [f"Topic: {paper['topic_label']}", f"confidence {paper['confidence']:.2f}"]
-    texts = {column: value_text(paper[column]) for column in explorer.metadata_columns}
-    details += [f"{column_title(column)}: {text}" for column, text in texts.items() if text is not None]
-    with st.container(border=True):  # st.text everywhere: titles and abstracts are never markdown or HTML
-        st.text(paper["title"])
-        st.text(" · ".join(details))
-        st.text(paper["abstract"])
-        for column, urls in explorer.links.items():
-            if urls[row] is not None:  # a link button: the page opens in a new tab; its label is our own text
-                label = f"{column_title(column)} {texts[column]} on {link_host(urls[row])} ↗"
-                st.link_button(escape_markdown(label), urls[row], key=f"reader-link-{column}")
-
-
 @st.fragment  # choosing another topic reruns only this panel
 def render_topics(explorer: Explorer, shown: np.ndarray) -> None:
-    """Topics with sizes; the chosen topic's keyword weights and most representative papers."""
+    """The topic tree with sizes; the chosen topic's keyword weights and most representative papers."""
     topics, papers = explorer.topics, explorer.papers
     shown_counts = papers.loc[shown, "topic_id"].value_counts()
+    tree = tree_rows(explorer.levels, shown_counts)
     st.dataframe(
-        pd.DataFrame(
-            {
-                "topic": topics["label"],
-                "papers": topics["size"],
-                "shown": topics["topic_id"].map(shown_counts).fillna(0).astype(int),
-            }
-        ),
+        tree[["topic", "papers", "shown"]],
         hide_index=True,
-        height=min(36 + 35 * len(topics), 250),
+        height=min(36 + 35 * len(tree), 320),
         key="topic-list",
         column_config={
-            "topic": st.column_config.TextColumn("Topic"),
+            "topic": st.column_config.TextColumn("Topic" if len(explorer.levels) == 1 else "Themes and topics"),
             "papers": st.column_config.NumberColumn("Papers"),
             "shown": st.column_config.NumberColumn("Shown", help="Papers of this topic that pass the filters"),
         },

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from dashboard.export_files import csv_bytes, jsonl_bytes, parquet_bytes, xlsx_bytes
-from pipeline.exchange import EXPORT_COLUMNS, export_name
+from pipeline.exchange import BROADER_COLUMN, EXPORT_COLUMNS, export_name
 
 
 @dataclass(frozen=True)
@@ -33,14 +33,19 @@ EXPORT_FORMATS = {
 DEFAULT_FORMAT = "csv"
 
 
-def export_frame(papers: pd.DataFrame, topics: pd.DataFrame, metadata_columns: list[str]) -> pd.DataFrame:
-    """The export's rows and columns: paper_id, title, topic_id, topic_label, keywords, confidence, abstract, metadata.
+def export_frame(
+    papers: pd.DataFrame, topics: pd.DataFrame, metadata_columns: list[str], broader: dict[int, str] | None = None
+) -> pd.DataFrame:
+    """The export's rows and columns: paper_id, title, topic_id, topic_label, keywords, confidence, abstract,
+    then `broader_topic` when `broader` maps topic ids to their broader theme's label, then the metadata.
 
     `topics` needs `topic_id` and `top_keywords` (the topic's best keywords joined with "; ").
     """
     keywords = papers["topic_id"].map(dict(zip(topics["topic_id"], topics["top_keywords"], strict=True)))
     own = {column: papers[column].array for column in EXPORT_COLUMNS if column != "keywords"}
     frame = pd.DataFrame({column: own.get(column, keywords.fillna("").array) for column in EXPORT_COLUMNS})
+    if broader is not None:
+        frame[BROADER_COLUMN] = papers["topic_id"].map(broader).fillna("").array
     for column in metadata_columns:
         frame[export_name(column)] = papers[column].array
     return frame.reset_index(drop=True)

@@ -13,9 +13,9 @@ from dashboard.safetext import plotly_text, shorten
 MAP_HEIGHT = 600
 LEGEND_PX = 270
 LEGEND_CHARS = 34  # longer labels are cut so the legend fits its fixed margin
-LABEL_CHARS = 32
-MAX_MAP_LABELS = 30
 SELECTED_OUTLINE = "#1f2937"
+CONTEXT_COLOUR = "#d4d4d4"  # papers shown for context only: they pass the filters but not the search by meaning
+MAP_META = "topicExplorerMap"  # marks the map for its label layer (dashboard/maplabels.js)
 
 
 def marker_size(n_points: int) -> float:
@@ -23,22 +23,46 @@ def marker_size(n_points: int) -> float:
     return float(np.clip(26 / math.log10(n_points + 10), 4, 11))
 
 
-def map_figure(explorer: Explorer, shown: np.ndarray, selected: np.ndarray) -> go.Figure:
-    """One WebGL trace per topic (so the legend toggles topics), labels at topic centres, selected papers ringed.
+def map_figure(
+    explorer: Explorer,
+    shown: np.ndarray,
+    selected: np.ndarray,
+    *,
+    context: np.ndarray | None = None,
+    labels: list[dict] | None = None,
+    view: str = "map",
+) -> go.Figure:
+    """One WebGL trace per topic (so the legend toggles topics), selected papers ringed.
 
-    `shown` and `selected` are boolean masks over `explorer.papers`; paper_id rides along as customdata.
+    `shown`, `selected` and `context` are boolean masks over `explorer.papers`; paper_id rides along as
+    customdata. `context` papers are drawn grey behind the others (and cannot be selected). `labels` are
+    the topic labels the browser places without overlaps at every zoom (`dashboard.maplabels`); `view`
+    names the user's view: the zoom is kept while it stays the same.
     """
     papers = explorer.papers
     x, y = papers["x"].to_numpy(), papers["y"].to_numpy()
     ids, hover = papers["paper_id"].to_numpy(dtype=object), explorer.hover
     size = marker_size(int(shown.sum()))
-    traces, labelled = [], []
+    traces = []
+    if context is not None and context.any():
+        rows = np.flatnonzero(context)
+        traces.append(
+            {
+                "type": "scattergl",
+                "mode": "markers",
+                "x": x[rows],
+                "y": y[rows],
+                "hovertext": hover[rows],
+                "hoverinfo": "text",
+                "name": f"Other papers ({len(rows):,})",
+                "marker": {"color": CONTEXT_COLOUR, "size": max(size - 2, 3), "opacity": 0.6},
+            }
+        )
     for topic in explorer.topics.itertuples():
         rows = explorer.topic_rows.get(topic.topic_id, np.empty(0, dtype=int))
         rows = rows[shown[rows]]
         if not len(rows):
             continue
-        labelled.append((len(rows), topic))
         traces.append(
             {
                 "type": "scattergl",
@@ -86,58 +110,11 @@ def map_figure(explorer: Explorer, shown: np.ndarray, selected: np.ndarray) -> g
             "y": 1,
             "yanchor": "top",
         },
-        "annotations": [_topic_label(*label) for label in place_labels(labelled, explorer.extent, x[shown], y[shown])],
+        "uirevision": view,  # Plotly keeps the user's zoom and pan while this stays the same
+        "meta": {MAP_META: True, "view": view, "labels": labels or []},
     }
     # Validating 20,000 points per trace costs more than building them; the structure above is fixed and tested.
     return go.Figure({"data": traces, "layout": layout}, _validate=False)
-
-
-def place_labels(
-    labelled: list, extent: tuple, x: np.ndarray, y: np.ndarray, plot_px: tuple[int, int] = (650, MAP_HEIGHT)
-) -> list[tuple[object, float, float]]:
-    """(topic, x, y) for the labels to draw: biggest topics first, at most MAX_MAP_LABELS.
-
-    Each label goes at its topic's centre or a label-height above or below it, wherever it covers the
-    fewest points (`x`, `y`: the shown points); a label that would cover a bigger topic's label is left
-    out (the legend lists every topic). Boxes are estimated for a plot about `plot_px` wide and high.
-    """
-    (x0, x1), (y0, y1) = extent
-    per_px = ((x1 - x0) / plot_px[0], (y1 - y0) / plot_px[1])
-    placed, boxes = [], []
-    for _, topic in sorted(labelled, key=lambda pair: -pair[0]):
-        half_w, half_h = (7 * len(shorten(topic.label, LABEL_CHARS)) + 12) * per_px[0] / 2, 11 * per_px[1]
-        candidates = [(topic.x, topic.y + shift * 2.4 * half_h) for shift in (0, 1, -1)]
-        free = [(cx, cy) for cx, cy in candidates if not any(_overlaps((cx, cy, half_w, half_h), b) for b in boxes)]
-        if not free:
-            continue
-        cx, cy = min(free, key=lambda c: _covered(x, y, c[0], c[1], half_w, half_h))
-        placed.append((topic, cx, cy))
-        boxes.append((cx, cy, half_w, half_h))
-        if len(placed) == MAX_MAP_LABELS:
-            break
-    return placed
-
-
-def _overlaps(a: tuple, b: tuple) -> bool:
-    return abs(a[0] - b[0]) < a[2] + b[2] and abs(a[1] - b[1]) < a[3] + b[3]
-
-
-def _covered(x: np.ndarray, y: np.ndarray, cx: float, cy: float, half_w: float, half_h: float) -> int:
-    return int(np.count_nonzero((np.abs(x - cx) < half_w) & (np.abs(y - cy) < half_h)))
-
-
-def _topic_label(topic, x: float, y: float) -> dict:
-    return {
-        "x": float(x),
-        "y": float(y),
-        "text": plotly_text(shorten(topic.label, LABEL_CHARS)),
-        "showarrow": False,
-        "font": {"size": 12, "color": "#1f2937"},
-        "bgcolor": "rgba(255,255,255,0.7)",
-        "bordercolor": topic.colour,
-        "borderwidth": 1,
-        "borderpad": 3,
-    }
 
 
 def keyword_figure(keywords: list[str], weights: list[float], colour: str, top: int = 10) -> go.Figure:

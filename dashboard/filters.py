@@ -75,7 +75,7 @@ def _filter_for(column: str, values: pd.Series) -> ColumnFilter | None:
 
 
 def _choice(column: str, present: pd.Series) -> ColumnFilter | None:
-    options = pd.unique(present.map(value_text))
+    options = pd.unique(present.map(value_text).dropna())  # "" reads as missing: no option for it
     if 2 <= len(options) <= MAX_CHOICES and len(options) * MIN_PAPERS_PER_CHOICE <= len(present):
         return ColumnFilter(column, "choice", options=tuple(sorted(options, key=str.casefold)))
     return None

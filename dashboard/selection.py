@@ -75,6 +75,11 @@ def advance(
     return replace(state, committed=committed, filters=filters), selection
 
 
+def added(state: SelectionState, ids: Iterable[str]) -> SelectionState:
+    """The selection with `ids` added (from a button rather than a widget)."""
+    return replace(state, committed=state.committed | frozenset(ids))
+
+
 def cleared(state: SelectionState) -> SelectionState:
     """Nothing selected, and fresh widgets so their old selections do not come back."""
     return replace(state, committed=frozenset(), generation=state.generation + 1)

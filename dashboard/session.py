@@ -8,6 +8,7 @@ import streamlit as st
 
 from dashboard.selection import (
     SelectionState,
+    added,
     advance,
     cleared,
     ids_from_map_event,
@@ -47,3 +48,8 @@ def remember_table(ids: list[str]) -> None:
 def clear_selection() -> None:
     """Button callback: forget the selection and reset the map and table widgets."""
     st.session_state[STATE_KEY] = cleared(current_state())
+
+
+def add_to_selection(ids: list[str]) -> None:
+    """Add papers to the selection (a 'Select' button)."""
+    st.session_state[STATE_KEY] = added(current_state(), ids)

@@ -39,7 +39,8 @@ log = logging.getLogger(__name__)
 REBUILD_SHARE = 0.05  # suggest a rebuild once added papers that fit no topic reach this share of the build
 COPY_ROWS = 50_000  # the build's own papers are copied into the new version this many at a time
 EMPTY = ColumnSummary(frozenset())  # the summary of a column a side lacks
-KEPT_FILES = ("edits.json",)  # the user's edits to a build survive the papers added to it
+# The user's edits and the topic tree survive the papers added to a build (its topics do not change).
+KEPT_FILES = ("edits.json", "hierarchy.parquet")
 
 
 @dataclass
@@ -71,7 +72,7 @@ def add_papers(
     """Add the papers in `inputs` to the build at `build_path` and write it again as a new version."""
     engine = engine or InProcess()
     timer = StageTimer()
-    build = read_build(build_path)
+    build = read_build(build_path, with_edits=False)  # the edits stay an overlay, kept in KEPT_FILES
     parts = read_model(build)
     settings = build.manifest.get("settings") or {}
     with timer.stage("ingest"):

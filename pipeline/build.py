@@ -34,6 +34,7 @@ from pipeline.embed_cache import CacheStats, EmbeddingCache, embed_all
 from pipeline.engine import Engine, InProcess
 from pipeline.errors import UserError
 from pipeline.fit import Fit, fit_topics
+from pipeline.hierarchy import topic_hierarchy
 from pipeline.ingest import CorpusReader, sample_files
 from pipeline.layout import map_coordinates
 from pipeline.quality import Quality, assess
@@ -44,7 +45,7 @@ from pipeline.topicmodel import PLACE_NEIGHBOURS, POOR_FIT_QUANTILE, MapLayout
 
 log = logging.getLogger(__name__)
 
-STAGES = ("ingest", "embed", "reduce", "cluster", "layout", "assign", "keywords", "evaluate", "write")
+STAGES = ("ingest", "embed", "reduce", "cluster", "layout", "assign", "keywords", "hierarchy", "evaluate", "write")
 REPORTED_PACKAGES = (
     "umap-learn", "hdbscan", "sentence-transformers", "torch", "scikit-learn", "numpy", "pandas", "pyarrow", "dask"
 )  # fmt: skip
@@ -139,6 +140,10 @@ def run_build(
                 embed_terms=embed_here,
                 keywords_per_topic=settings.keywords_per_topic,
             )
+        with timer.stage("hierarchy"):
+            tree = topic_hierarchy(
+                applied.counts, fit.model, texts=sample_texts, text_topics=topic_id[sample], embed_terms=embed_here
+            )
         with timer.stage("evaluate"):
             quality = assess(sample_texts, topic_id, was_outlier, table)
         table = table.merge(quality.per_topic[["topic_id", "coherence"]], on="topic_id", how="left")
@@ -146,7 +151,7 @@ def run_build(
             manifest = _manifest(reader, applied.titles_derived, fit, quality, settings, embedder, stats, timer.seconds)
             manifest |= {"engine": engine.description, "fit_sample": len(sample)}
             model = ModelParts(fit.model, applied.counts.to_frame(), embedder.state() if embedder.fits_corpus else None)
-            path = writer.commit(table, manifest, model)
+            path = writer.commit(table, manifest, model, tree)
     return BuildResult(
         path, reader, applied.titles_derived, table, topic_id, was_outlier, fit.unmatched_names, quality,
         None if embedder.fits_corpus else stats, dict(timer.seconds), engine.description,

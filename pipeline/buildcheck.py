@@ -16,12 +16,14 @@ import pandas as pd
 
 from pipeline.buildfolder import (
     EMBEDDINGS_FILE,
+    HIERARCHY_COLUMNS,
     MANIFEST_FILE,
     PAPER_COLUMNS,
     PAPERS_FILE,
     REBUILD_HINT,
     TOPICS_FILE,
 )
+from pipeline.edits import EDITS_FILE, MAX_EDITS, MAX_LABEL_CHARS
 from pipeline.errors import UserError
 from pipeline.readers import longest_text
 from pipeline.settings import MAX_COLUMNS, MAX_TEXT_CHARS
@@ -47,6 +49,21 @@ TOPIC_KINDS = {
     "size": "integers",
     "named": "true/false values",
     "coherence": "numbers",
+}
+HIERARCHY_KINDS = {
+    "level": "integers",
+    "group_id": "integers",
+    "parent_id": "integers",
+    "topic_ids": "lists of integers",
+    "label": "text",
+    "keywords": "lists of text",
+}
+assert set(HIERARCHY_KINDS) == set(HIERARCHY_COLUMNS)
+# Each edit's fields and their JSON types (pipeline.edits.EDIT_KINDS says what they mean).
+EDIT_FIELDS: dict[str, dict[str, object]] = {
+    "rename": {"topic_id": int, "label": str},
+    "merge": {"topic_ids": [int], "into": int, "label": str},
+    "move": {"paper_ids": [str], "topic_id": int},
 }
 # Manifest fields that readers use, with their JSON types; "*" applies to every value of an object.
 # Fields may be absent; present ones must have these types.
@@ -93,6 +110,50 @@ def check_build(path: Path, manifest: dict, papers: pd.DataFrame, topics: pd.Dat
     _check_embeddings(path / EMBEDDINGS_FILE, len(papers))
 
 
+def check_hierarchy(file: Path, hierarchy: pd.DataFrame) -> None:
+    """The topic tree's columns hold what `HIERARCHY_COLUMNS` says, and each level's parents exist one level up."""
+    _check_columns(file, hierarchy, HIERARCHY_KINDS)
+    _check_text_lengths(file, hierarchy[["label"]])
+    if any(len(k) > MAX_TEXT_CHARS for words in hierarchy["keywords"] for k in words):
+        _refuse(file, f"holds a keyword longer than {MAX_TEXT_CHARS:,} characters")
+    if hierarchy.duplicated(["level", "group_id"]).any():
+        _refuse(file, "repeats a group within a level")
+    above = set(zip(hierarchy["level"] - 1, hierarchy["parent_id"], strict=True))
+    known = set(zip(hierarchy["level"], hierarchy["group_id"], strict=True)) | {(-1, -1)}
+    if not above <= known:
+        _refuse(file, "names a parent group that is not one level up")
+
+
+def check_edits(folder: Path, edits: list) -> None:
+    """Each edit is an object of a known kind whose fields have the right JSON types and sane sizes."""
+    file = Path(folder) / EDITS_FILE
+    if len(edits) > MAX_EDITS:
+        _refuse_edits(file, f"holds {len(edits):,} edits, more than the {MAX_EDITS:,} allowed")
+    for number, edit in enumerate(edits, start=1):
+        fields = EDIT_FIELDS.get(edit.get("kind")) if isinstance(edit, dict) else None
+        if fields is None:
+            _refuse_edits(file, f"has edit {number} of no known kind ({', '.join(EDIT_FIELDS)})")
+        for name, kind in fields.items():
+            if not _json_holds(edit.get(name), kind):
+                _refuse_edits(file, f"has edit {number} ({edit['kind']}) with a wrong {name!r}")
+        if len(edit.get("label", "")) > MAX_LABEL_CHARS:
+            _refuse_edits(file, f"has edit {number} with a name longer than {MAX_LABEL_CHARS} characters")
+        if edit["kind"] == "merge" and edit["into"] not in edit["topic_ids"]:
+            _refuse_edits(file, f"has edit {number} merging into a topic it does not merge")
+
+
+def _json_holds(value: object, kind: object) -> bool:
+    if isinstance(kind, list):
+        return isinstance(value, list) and all(_json_holds(v, kind[0]) for v in value)
+    if kind is str:
+        return isinstance(value, str) and len(value) <= MAX_TEXT_CHARS
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _refuse_edits(file: Path, problem: str) -> NoReturn:
+    raise UserError(f"{file} {problem}: delete it to see the build without its edits")
+
+
 def _refuse(file: Path, problem: str) -> NoReturn:
     raise UserError(
         f"{file} {problem}: the build is damaged or was not made by Topic Explorer; rebuild it with: {REBUILD_HINT}"
@@ -125,7 +186,11 @@ def _holds(values: pd.Series, kind: str) -> bool:
     if kind == "true/false values":
         return types.is_bool_dtype(values) and not values.isna().any()
     if kind.startswith("lists of"):
-        items = ("string",) if kind == "lists of text" else ("integer", "floating", "mixed-integer-float")
+        items = {
+            "lists of text": ("string",),
+            "lists of integers": ("integer",),
+            "lists of numbers": ("integer", "floating", "mixed-integer-float"),
+        }[kind]
         return all(
             isinstance(v, list | np.ndarray) and types.infer_dtype(v, skipna=False) in (*items, "empty") for v in values
         )

@@ -5,6 +5,8 @@ A build is a folder holding
 - `topics.parquet`: one row per topic (`TOPIC_COLUMNS`);
 - `embeddings.npy`: float32, one row per paper, in `papers.parquet` order;
 - `model/`: what places a new paper (`MODEL_FILES`), written without pickle;
+- `hierarchy.parquet` (optional): a tree of broader groups over the topics (`HIERARCHY_COLUMNS`);
+- `edits.json` (optional): the reader's renames, merges and moves (`pipeline.edits`), applied on reading;
 - `manifest.json`: schema version, inputs, counts, settings, the embedder, timings, versions.
 
 A paper's topic label lives once, in `topics.parquet`; `read_build` adds it to the papers it
@@ -31,6 +33,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from pipeline.edits import apply_edits, read_edits
 from pipeline.errors import UserError
 from pipeline.topicmodel import TopicModel
 
@@ -40,6 +43,7 @@ PAPERS_FILE = "papers.parquet"
 TOPICS_FILE = "topics.parquet"
 EMBEDDINGS_FILE = "embeddings.npy"
 MANIFEST_FILE = "manifest.json"
+HIERARCHY_FILE = "hierarchy.parquet"
 MODEL_DIR = "model"
 MODEL_FILES = {
     "topics.npz": "per topic: `topic_id`, its `centre` (unit vector) and `poor_fit_below` (cosine)",
@@ -72,6 +76,14 @@ TOPIC_COLUMNS = {
     "named": "bool: a topic the user named with --topics",
     "coherence": "NPMI of the top-10 keywords in this corpus (-1 to 1; higher is better)",
 }
+HIERARCHY_COLUMNS = {  # one row per group of topics per level (pipeline.hierarchy makes them)
+    "level": "int: 0 is the broadest level; higher levels are finer (the topics themselves lie below the last)",
+    "group_id": "int: the group's node in the merge tree (the same node may recur at several levels)",
+    "parent_id": "int: the group_id of the group containing it one level up (-1 at level 0)",
+    "topic_ids": "list of int: the topics in the group",
+    "label": "short readable label, made like a topic's",
+    "keywords": "list of str, best first",
+}
 REBUILD_HINT = "topic-explorer build --out DIR"
 
 
@@ -83,6 +95,8 @@ class Build:
     papers: pd.DataFrame  # PAPER_COLUMNS, then metadata columns
     topics: pd.DataFrame
     manifest: dict
+    hierarchy: pd.DataFrame  # HIERARCHY_COLUMNS; empty when the build has none (older, or too few topics)
+    edits: tuple[dict, ...] = ()  # the edits applied to `papers` and `topics` (pipeline.edits)
 
     @property
     def name(self) -> str:
@@ -121,8 +135,11 @@ def check_destination(out: Path) -> None:
         raise UserError(f"{out} exists and is not a Topic Explorer build; choose a new or empty folder for --out")
 
 
-def read_build(path: Path) -> Build:
-    """Load and validate a build; a `UserError` says what is wrong and how to make one."""
+def read_build(path: Path, *, with_edits: bool = True) -> Build:
+    """Load and validate a build; a `UserError` says what is wrong and how to make one.
+
+    `with_edits` applies the reader's edits (`edits.json`); without, the build is as the pipeline wrote it.
+    """
     path = Path(path)
     if not path.is_dir():
         raise UserError(f"no build at {path}; make one with: {REBUILD_HINT}")
@@ -154,12 +171,45 @@ def read_build(path: Path) -> Build:
         absent = [c for c in columns if c not in table.columns]
         if absent:
             raise UserError(f"{path / name} lacks columns {', '.join(absent)}; rebuild with: {REBUILD_HINT}")
-    from pipeline.buildcheck import check_build  # here, as buildcheck reads this module's names
+    from pipeline.buildcheck import check_build, check_edits, check_hierarchy  # buildcheck reads this module's names
 
     check_build(path, manifest, papers, topics)
     topics["keywords"] = topics["keywords"].map(list)
     topics["keyword_weights"] = topics["keyword_weights"].map(list)
-    return Build(path=path, papers=with_topic_labels(papers, topics), topics=topics, manifest=manifest)
+    hierarchy = _read_hierarchy(path)
+    check_hierarchy(path / HIERARCHY_FILE, hierarchy)
+    edits = read_edits(path) if with_edits else []
+    check_edits(path, edits)
+    papers, topics = apply_edits(papers, topics, edits)
+    return Build(
+        path=path,
+        papers=with_topic_labels(papers, topics),
+        topics=topics,
+        manifest=manifest,
+        hierarchy=hierarchy,
+        edits=tuple(edits),
+    )
+
+
+def empty_hierarchy() -> pd.DataFrame:
+    """A hierarchy without groups: what a build without `hierarchy.parquet` has."""
+    lists = ("topic_ids", "label", "keywords")
+    return pd.DataFrame({c: pd.Series(dtype=object if c in lists else np.int64) for c in HIERARCHY_COLUMNS})
+
+
+def _read_hierarchy(path: Path) -> pd.DataFrame:
+    if not (path / HIERARCHY_FILE).is_file():
+        return empty_hierarchy()
+    try:
+        hierarchy = pd.read_parquet(path / HIERARCHY_FILE)
+    except Exception as error:  # pyarrow raises many types for damaged files
+        raise UserError(
+            f"{path / HIERARCHY_FILE} is damaged ({type(error).__name__}); rebuild with: {REBUILD_HINT}"
+        ) from None
+    absent = [c for c in HIERARCHY_COLUMNS if c not in hierarchy.columns]
+    if absent:
+        raise UserError(f"{path / HIERARCHY_FILE} lacks columns {', '.join(absent)}; rebuild with: {REBUILD_HINT}")
+    return hierarchy
 
 
 def with_topic_labels(papers: pd.DataFrame, topics: pd.DataFrame) -> pd.DataFrame:
@@ -252,7 +302,13 @@ class BuildWriter:
         for file in files:
             shutil.copy2(file, self.staging / file.name)
 
-    def commit(self, topics: pd.DataFrame, manifest: dict, model: ModelParts | None = None) -> Path:
+    def commit(
+        self,
+        topics: pd.DataFrame,
+        manifest: dict,
+        model: ModelParts | None = None,
+        hierarchy: pd.DataFrame | None = None,
+    ) -> Path:
         """Finish the files and replace `out` with them in one rename."""
         assert self._written == self.n_papers, (self._written, self.n_papers)
         assert set(TOPIC_COLUMNS) <= set(topics.columns), topics.columns
@@ -262,6 +318,9 @@ class BuildWriter:
         topics.to_parquet(self.staging / TOPICS_FILE, index=False)
         if model is not None:
             _write_model(self.staging / MODEL_DIR, model)
+        if hierarchy is not None and len(hierarchy):
+            assert list(hierarchy.columns) == list(HIERARCHY_COLUMNS), hierarchy.columns
+            hierarchy.to_parquet(self.staging / HIERARCHY_FILE, index=False)
         (self.staging / MANIFEST_FILE).write_text(
             json.dumps({"schema_version": SCHEMA_VERSION, **manifest}, indent=2, default=str), encoding="utf-8"
         )
@@ -294,6 +353,7 @@ def write_build(
     embeddings: np.ndarray,
     manifest: dict,
     model: ModelParts | None = None,
+    hierarchy: pd.DataFrame | None = None,
 ) -> Path:
     """Write a whole build at once, atomically (a failure leaves the previous build at `out` as it was).
 
@@ -305,7 +365,7 @@ def write_build(
     papers = papers[[*STORED_PAPER_COLUMNS, *metadata]]
     with BuildWriter(out, len(papers), embeddings.shape[1] if embeddings.ndim == 2 else 0) as writer:
         writer.add(papers, embeddings.astype(np.float32))
-        return writer.commit(topics, manifest, model)
+        return writer.commit(topics, manifest, model, hierarchy)
 
 
 def _arrow_type(dtype: str):

@@ -33,6 +33,8 @@ Topic Explorer: find the topics in a pile of paper abstracts and explore them on
   topic-explorer add my-build new-papers.csv     # add papers to a build, without refitting it
   topic-explorer serve my-build                  # open the dashboard
   topic-explorer evaluate my-build               # how good are the topics?
+  topic-explorer search my-build "privacy in federated training"   # papers by meaning
+  topic-explorer similar my-build p0123456789ab  # the papers closest to one paper
 """
 
 
@@ -155,6 +157,31 @@ def _parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--label-column", metavar="NAME", help="a metadata column of known labels, e.g. field")
     evaluate.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
     evaluate.set_defaults(run=_evaluate)
+
+    search = commands.add_parser(
+        "search",
+        help="find papers by meaning",
+        description=(
+            "Rank a build's papers by how close they are in meaning to QUERY (cosine similarity of the query's "
+            "embedding, made with the build's own embedder, to each paper's), best first."
+        ),
+    )
+    search.add_argument("build", type=Path, metavar="BUILD", help="a build folder")
+    search.add_argument(
+        "query", metavar="QUERY", help='what the papers are about, e.g. "privacy in federated training"'
+    )
+    _ranking_options(search)
+    search.set_defaults(run=_search)
+
+    similar = commands.add_parser(
+        "similar",
+        help="find the papers closest to one paper",
+        description="Rank a build's papers by cosine similarity to the paper PAPER_ID (itself left out), best first.",
+    )
+    similar.add_argument("build", type=Path, metavar="BUILD", help="a build folder")
+    similar.add_argument("paper_id", metavar="PAPER_ID", help="a paper_id of the build, e.g. p0123456789ab")
+    _ranking_options(similar)
+    similar.set_defaults(run=_similar)
     return parser
 
 
@@ -164,6 +191,15 @@ def _add_run_options(command: argparse.ArgumentParser) -> None:
     command.add_argument("--dask", metavar="SCHEDULER", help=DASK_HELP)
     command.add_argument("--cache-dir", type=Path, metavar="DIR", help=help_for("cache_dir"))
     command.add_argument("--quiet", action="store_true", help="print nothing but errors and warnings")
+
+
+def _ranking_options(parser: argparse.ArgumentParser) -> None:
+    from pipeline.search import DEFAULT_TOP
+
+    parser.add_argument(
+        "--top", type=int, default=DEFAULT_TOP, metavar="K", help="how many papers (default %(default)s)"
+    )
+    parser.add_argument("--json", action="store_true", help="print a JSON list of objects instead of a table")
 
 
 def _build(args: argparse.Namespace) -> int:
@@ -270,6 +306,54 @@ def _evaluate(args: argparse.Namespace) -> int:
 
         print(quality_table(build.path, quality))
     return 0
+
+
+def _search(args: argparse.Namespace) -> int:
+    from pipeline.buildfolder import read_build
+    from pipeline.search import query_embedder, search
+
+    _check_top(args.top)
+    build = read_build(args.build)
+    ranked = search(build, query_embedder(build), args.query, args.top)
+    print(_ranking_text(build, ranked, args.json))
+    return 0
+
+
+def _similar(args: argparse.Namespace) -> int:
+    from pipeline.buildfolder import read_build
+    from pipeline.search import row_of, similar_rows
+
+    _check_top(args.top)
+    build = read_build(args.build)
+    ranked = similar_rows(build.embeddings(mmap=True), row_of(build, args.paper_id), args.top)
+    print(_ranking_text(build, ranked, args.json))
+    return 0
+
+
+def _check_top(top: int) -> None:
+    if top < 1:
+        raise UserError(f"--top {top}: give a number of papers of at least 1")
+
+
+def _ranking_text(build, ranked, as_json: bool) -> str:
+    """Ranked papers as a JSON list (paper_id, score, topic_id, topic, title) or as aligned lines."""
+    papers = build.papers.iloc[ranked.rows]
+    rows = [
+        {"paper_id": p, "score": round(float(s), 4), "topic_id": int(t), "topic": label, "title": title}
+        for p, s, t, label, title in zip(
+            papers["paper_id"], ranked.scores, papers["topic_id"], papers["topic_label"], papers["title"], strict=True
+        )
+    ]
+    if as_json:
+        return json.dumps(rows, indent=2, ensure_ascii=False)
+    lines = ["score   paper_id       topic | title"]
+    lines += [f"{r['score']:.3f}   {r['paper_id']}  {_one_line(r['topic'])} | {_one_line(r['title'])}" for r in rows]
+    return "\n".join(lines)
+
+
+def _one_line(text: str) -> str:
+    """A text on one terminal line: line breaks and control characters become spaces."""
+    return " ".join("".join(c if c.isprintable() else " " for c in str(text)).split())
 
 
 def _finite(value):

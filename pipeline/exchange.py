@@ -13,6 +13,7 @@ import pandas as pd
 
 EXPORT_COLUMNS = ("paper_id", "title", "topic_id", "topic_label", "keywords", "confidence", "abstract")
 COMPUTED_COLUMNS = ("paper_id", "topic_id", "topic_label", "keywords", "confidence")  # made again by `build`
+BROADER_COLUMN = "broader_topic"  # after EXPORT_COLUMNS when the build has a topic tree: the topic's broader theme
 METADATA_SUFFIX = " (metadata)"
 # A cell starting with one of these, after any leading whitespace, is a formula in some spreadsheet;
 # the full-width forms are folded into the ASCII ones by some spreadsheets' input methods.
@@ -33,7 +34,7 @@ def metadata_name(exported: str) -> str:
 
 
 def _clashes(column: str) -> bool:
-    return column in EXPORT_COLUMNS or column.endswith(METADATA_SUFFIX)
+    return column in (*EXPORT_COLUMNS, BROADER_COLUMN) or column.endswith(METADATA_SUFFIX)
 
 
 def needs_guard(text: str) -> bool:
@@ -63,5 +64,6 @@ def from_export(rows: pd.DataFrame, guarded: bool) -> pd.DataFrame:
     if guarded:
         rows = rows.rename(columns=unguard)
         rows = rows.apply(lambda column: column.map(lambda cell: unguard(cell) if isinstance(cell, str) else cell))
+    computed = [*COMPUTED_COLUMNS, *([BROADER_COLUMN] if BROADER_COLUMN in rows.columns else [])]
     metadata = {column: metadata_name(column) for column in rows.columns[len(EXPORT_COLUMNS) :]}
-    return rows.drop(columns=list(COMPUTED_COLUMNS)).rename(columns=metadata)
+    return rows.drop(columns=computed).rename(columns=metadata)

@@ -250,7 +250,7 @@ def test_outliers_and_unusual_metadata_do_not_break_the_page(run_app, tmp_path):
 
 
 def test_the_reader_says_when_it_offers_only_the_first_papers(run_app, tiny_build, monkeypatch):
-    monkeypatch.setattr("dashboard.explore.MAX_READER_OPTIONS", 3)
+    monkeypatch.setattr("dashboard.reader.MAX_READER_OPTIONS", 3)
     at = run_app(tiny_build)
     reader = at.selectbox(key="reader")
     assert len(reader.options) == 3 and "(the first 3 of 8;" in reader.label

@@ -8,7 +8,10 @@ import numpy as np
 import pytest
 
 from dashboard.data import BUILD_ENV, build_path, build_version, load_explorer
+from pipeline.buildfolder import write_build
+from pipeline.edits import add_edit, rename
 from pipeline.errors import UserError
+from tests.dashboard.tinybuild import tiny_papers, tiny_topics
 
 
 def test_the_build_comes_from_the_environment(monkeypatch, tmp_path):
@@ -22,11 +25,17 @@ def test_without_the_environment_the_sample_build_in_the_cache_is_used(monkeypat
     assert build_path() == tmp_path / "sample-build"
 
 
-def test_the_version_changes_when_the_manifest_is_rewritten(tiny_build):
-    before = build_version(tiny_build)
-    os.utime(tiny_build / "manifest.json", (before + 10, before + 10))
-    assert build_version(tiny_build) == before + 10
-    assert build_version(tiny_build / "nowhere") == 0.0
+def test_the_version_changes_when_the_manifest_is_rewritten_or_the_build_edited(tmp_path):
+    papers = tiny_papers()
+    folder = write_build(tmp_path / "b", papers, tiny_topics(), np.zeros((len(papers), 2), np.float32), {})
+    before = build_version(folder)
+    later = os.stat(folder / "manifest.json").st_mtime_ns + 10**10
+    os.utime(folder / "manifest.json", ns=(later, later))
+    rebuilt = build_version(folder)
+    assert rebuilt != before and rebuilt[0] == later
+    add_edit(folder, rename(0, "Renamed"))
+    assert build_version(folder) != rebuilt
+    assert build_version(tmp_path / "nowhere") == (0, 0, 0, 0)
 
 
 def test_a_missing_build_raises_a_user_error_naming_the_fix(tmp_path):
@@ -34,15 +43,14 @@ def test_a_missing_build_raises_a_user_error_naming_the_fix(tmp_path):
         load_explorer(tmp_path / "nowhere")
 
 
-def test_precomputed_search_text_hover_and_topic_positions(tiny):
+def test_precomputed_search_text_hover_and_topic_colours(tiny):
     assert (
         tiny.search[1]
         == "federated learning at scale\nwe study federated learning and privacy.\n10.5555/0001\n2510.16470"
     )
     assert len(tiny.hover) == len(tiny.papers)
     assert tiny.topics["colour"].is_unique
-    rows = tiny.topic_rows[0]
-    assert tiny.topics.loc[0, "x"] == pytest.approx(float(np.median(tiny.papers["x"].to_numpy()[rows])))
+    assert sorted(tiny.topic_rows[0]) == sorted(np.flatnonzero(tiny.papers["topic_id"] == 0))
     assert tiny.topics.loc[0, "top_keywords"].count(";") == 9
 
 

@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-import itertools
-from types import SimpleNamespace
-
 import numpy as np
 import plotly.graph_objects as go
 import plotly.io
 import pytest
 
-from dashboard.figures import MAX_MAP_LABELS, keyword_figure, map_figure, place_labels
+from dashboard.figures import keyword_figure, map_figure
 from dashboard.palette import CALM_10, OUTLIER_COLOUR, spread_colours, topic_colours
 from dashboard.safetext import column_title, escape_markdown, hover_html, preview
 
@@ -38,7 +35,6 @@ def test_filtering_drops_points_but_not_the_axis_ranges(tiny):
     assert len(filtered.data) == 1 and len(filtered.data[0].x) == 2
     assert filtered.layout.xaxis.range == full.layout.xaxis.range
     assert filtered.layout.yaxis.range == full.layout.yaxis.range
-    assert [a.text for a in filtered.layout.annotations] == ["Rewards"]
 
 
 def test_the_fixed_ranges_cover_every_paper(tiny):
@@ -81,35 +77,22 @@ def test_markdown_escaping_leaves_no_unescaped_punctuation():
     assert escape_markdown("*JME* <b>x</b>") == "\\*JME\\* \\<b\\>x\\<\\/b\\>"
 
 
-def label_topic(label: str, x: float = 0.5, y: float = 0.5) -> SimpleNamespace:
-    return SimpleNamespace(label=label, x=x, y=y, colour="#000000")
-
-
-def test_labels_sharing_a_centre_stack_without_overlapping_and_the_rest_are_left_out():
-    labelled = [(10 - i, label_topic(f"topic {i}")) for i in range(5)]
-    placed = place_labels(labelled, ((0, 1), (0, 1)), np.empty(0), np.empty(0))
-    assert [topic.label for topic, _, _ in placed] == ["topic 0", "topic 1", "topic 2"]  # biggest first
-    heights = sorted(y for _, _, y in placed)
-    assert min(b - a for a, b in itertools.pairwise(heights)) > 22 / 600
-
-
-def test_a_label_moves_off_a_dense_centre():
-    x, y = np.full(50, 0.5), np.full(50, 0.5)
-    ((_, lx, ly),) = place_labels([(50, label_topic("dense"))], ((0, 1), (0, 1)), x, y)
-    assert lx == 0.5 and ly != 0.5
-
-
-def test_at_most_the_label_limit_is_drawn():
-    labelled = [(1, label_topic("t", x=(i % 10) / 10, y=(i // 10) / 10)) for i in range(100)]
-    placed = place_labels(labelled, ((0, 1), (0, 1)), np.empty(0), np.empty(0), plot_px=(5000, 5000))
-    assert len(placed) == MAX_MAP_LABELS
-
-
-def test_topic_labels_are_escaped_in_legend_and_annotations(tiny):
+def test_topic_labels_are_escaped_in_the_legend(tiny):
     evil = tiny.__class__(**{**tiny.__dict__, "topics": tiny.topics.assign(label=["<i>x</i>", "b", "c"])})
     figure = map_figure(evil, everything(tiny), nothing(tiny))
     assert figure.data[0].name.startswith("&lt;i&gt;x&lt;/i&gt;")
-    assert any(a.text == "&lt;i&gt;x&lt;/i&gt;" for a in figure.layout.annotations)
+    assert not figure.layout.annotations  # labels are placed in the browser, as text (dashboard/maplabels.js)
+
+
+def test_the_view_name_keeps_the_zoom_and_context_papers_are_grey_and_unselectable(tiny):
+    context = nothing(tiny)
+    context[[1, 2]] = True
+    shown = ~context
+    figure = map_figure(tiny, shown, nothing(tiny), context=context, labels=[{"t": "x"}], view="v-3")
+    assert figure.layout.uirevision == "v-3" and figure.layout.meta["view"] == "v-3"
+    assert figure.layout.meta["labels"] == [{"t": "x"}]
+    grey = figure.data[0]
+    assert grey.name == "Other papers (2)" and grey.customdata is None and len(grey.x) == 2
 
 
 def test_keyword_bars_show_the_top_ten_best_first_at_the_top():

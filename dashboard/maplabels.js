@@ -1,0 +1,133 @@
+// Topic Explorer's map in the browser: topic labels that never overlap at any zoom, and a zoom that
+// survives the map being drawn afresh. Installed once into the dashboard's page (dashboard/maplabels.py).
+//
+// The map's figure carries `layout.meta`: `topicExplorerMap`, `view` (the user's view; a new one after
+// "Reset view") and `labels` (best first: text t, position x/y, colour c, font size s).
+(function () {
+  if (window.__topicExplorerMapView) return;
+  window.__topicExplorerMapView = true;
+  const STORE = "topic-explorer-view:";
+  const GAP = 3; // pixels kept free around each label
+  const hooked = new WeakSet();
+
+  const isMap = (gd) => gd.layout && gd.layout.meta && gd.layout.meta.topicExplorerMap && gd._fullLayout;
+  const ranges = (gd) => ({ x: gd._fullLayout.xaxis.range.slice(), y: gd._fullLayout.yaxis.range.slice() });
+  const same = (a, b) => Math.abs(a[0] - b[0]) + Math.abs(a[1] - b[1]) <= 1e-9 * (1 + Math.abs(a[1] - a[0]));
+
+  function remember(gd) {
+    try {
+      window.sessionStorage.setItem(STORE + gd.layout.meta.view, JSON.stringify(ranges(gd)));
+    } catch (error) { /* storage full or disabled: the view is simply not kept */ }
+  }
+
+  // A map drawn afresh (new filters, a cleared selection) starts from the whole map; put the user's view back.
+  function restore(gd) {
+    let saved = null;
+    try {
+      saved = JSON.parse(window.sessionStorage.getItem(STORE + gd.layout.meta.view));
+    } catch (error) { saved = null; }
+    if (!saved || !Array.isArray(saved.x) || !Array.isArray(saved.y)) return false;
+    const now = ranges(gd);
+    if (same(now.x, saved.x) && same(now.y, saved.y)) return false;
+    const relayout = window.Plotly._guiRelayout || window.Plotly.relayout; // a GUI edit: kept by uirevision
+    relayout(gd, { "xaxis.range": saved.x, "yaxis.range": saved.y });
+    return true;
+  }
+
+  function layer(gd) {
+    let box = gd.querySelector(".te-map-labels");
+    const container = gd.querySelector(".svg-container");
+    if (!box && container) {
+      box = document.createElement("div");
+      box.className = "te-map-labels";
+      box.style.cssText = "position:absolute;pointer-events:none;overflow:hidden;";
+      const top = container.querySelectorAll(":scope > svg.main-svg"); // under the hover layer, above the points
+      container.insertBefore(box, top.length > 1 ? top[top.length - 1] : null);
+    }
+    if (box) {
+      const size = gd._fullLayout._size;
+      Object.assign(box.style, { left: size.l + "px", top: size.t + "px", width: size.w + "px", height: size.h + "px" });
+    }
+    return box;
+  }
+
+  function build(box, labels) {
+    box.textContent = "";
+    box.__nodes = labels.map((label) => {
+      const node = document.createElement("div");
+      node.className = "te-map-label";
+      node.textContent = String(label.t); // text, never HTML
+      node.style.cssText =
+        "position:absolute;white-space:nowrap;color:#1f2937;background:rgba(255,255,255,0.78);" +
+        "border:1px solid;border-radius:3px;padding:1px 4px;line-height:1.25;font-family:sans-serif;";
+      node.style.fontSize = Number(label.s) + "px";
+      node.style.borderColor = String(label.c);
+      box.appendChild(node);
+      return node;
+    });
+    box.__sizes = box.__nodes.map((node) => [node.offsetWidth, node.offsetHeight]); // measured once, in one pass
+  }
+
+  // Best first: each label at its group's centre, or just above or below it; hidden when it would overlap.
+  function place(gd) {
+    const box = layer(gd);
+    if (!box) return;
+    const labels = gd.layout.meta.labels || [];
+    const signature = JSON.stringify(labels);
+    if (box.__signature !== signature) {
+      build(box, labels);
+      box.__signature = signature;
+    }
+    const full = gd._fullLayout, width = full._size.w, height = full._size.h;
+    const placed = [];
+    labels.forEach((label, i) => {
+      const node = box.__nodes[i];
+      const [w, h] = box.__sizes[i];
+      const cx = full.xaxis.l2p(label.x), cy = full.yaxis.l2p(label.y);
+      let spot = null;
+      for (const dy of [0, -1.15 * h, 1.15 * h]) {
+        const r = { l: cx - w / 2 - GAP, r: cx + w / 2 + GAP, t: cy + dy - h / 2 - GAP, b: cy + dy + h / 2 + GAP };
+        if (r.l < 0 || r.t < 0 || r.r > width || r.b > height) continue;
+        if (placed.some((p) => r.l < p.r && p.l < r.r && r.t < p.b && p.t < r.b)) continue;
+        spot = r;
+        break;
+      }
+      node.style.display = spot ? "block" : "none";
+      if (spot) {
+        placed.push(spot);
+        node.style.left = spot.l + GAP + "px";
+        node.style.top = spot.t + GAP + "px";
+      }
+    });
+  }
+
+  const movesAxes = (event) => Object.keys(event || {}).some((key) => /^[xy]axis\.(range|autorange)/.test(key));
+
+  // Put the saved view back only when Streamlit hands the map a new figure (a new layout object), never
+  // in the middle of the user's own zoom, whose redraw comes before its relayout event.
+  function drawn(gd) {
+    if (gd.layout !== gd.__teLayout) {
+      gd.__teLayout = gd.layout;
+      if (restore(gd)) return;
+    }
+    place(gd);
+  }
+
+  function hook(gd) {
+    hooked.add(gd);
+    gd.on("plotly_relayout", (event) => {
+      if (movesAxes(event)) remember(gd);
+      place(gd);
+    });
+    gd.on("plotly_relayouting", () => place(gd));
+    gd.on("plotly_afterplot", () => drawn(gd));
+    drawn(gd);
+  }
+
+  window.setInterval(() => {
+    document.querySelectorAll(".js-plotly-plot").forEach((gd) => {
+      if (!hooked.has(gd) && isMap(gd)) hook(gd);
+      else if (hooked.has(gd) && isMap(gd) && !gd.querySelector(".te-map-labels")) place(gd);
+    });
+  }, 300);
+})();

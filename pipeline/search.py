@@ -1,0 +1,136 @@
+"""Search a build by meaning: a query, or a paper, against every paper's embedding (cosine, best first).
+
+Ranking is pure numpy over the build's unit vectors (memory-mapped is fine), so the command line
+and the dashboard rank alike. Queries are embedded with the build's own embedder
+(`query_embedder`), so they land in the build's space: MiniLM, or the build's fitted TF-IDF.
+Measured at 100,000 papers x 384 dimensions, one ranking takes tens of milliseconds, so similar
+papers are computed on demand rather than stored in the build.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from pipeline.buildfolder import Build, read_model
+from pipeline.errors import UserError
+
+if TYPE_CHECKING:
+    from pipeline.embed import Embedder
+
+DEFAULT_TOP = 10
+MAX_QUERY_CHARS = 1000  # a query is a phrase or a paragraph, not a document
+SIMILARITY_CHUNK = 20_000  # rows multiplied at a time: bounds the memory a memory-mapped build needs
+# A query is one short text: torch's threads only wait on each other. Measured with MiniLM on 2 busy cores:
+# 0.67 s per query with 2 threads, 0.015 s with 1.
+QUERY_THREADS = 1
+
+
+@dataclass(frozen=True)
+class Ranked:
+    """Row positions in the build's papers, best first, and their cosine similarity to the query."""
+
+    rows: np.ndarray  # int64
+    scores: np.ndarray  # float32
+
+
+def similarities(vectors: np.ndarray, query: np.ndarray) -> np.ndarray:
+    """Cosine similarity of every row of `vectors` (unit rows, possibly memory-mapped) to the unit `query`."""
+    query = np.asarray(query, dtype=np.float32).ravel()
+    out = np.empty(len(vectors), dtype=np.float32)
+    for start in range(0, len(vectors), SIMILARITY_CHUNK):
+        out[start : start + SIMILARITY_CHUNK] = np.asarray(vectors[start : start + SIMILARITY_CHUNK]) @ query
+    return out
+
+
+def best(scores: np.ndarray, top: int, among: np.ndarray | None = None) -> Ranked:
+    """The `top` highest `scores`, best first; `among` (a boolean mask) limits the candidates.
+
+    Ties go to the earlier row, so the same scores always give the same order.
+    """
+    candidates = np.flatnonzero(among) if among is not None else np.arange(len(scores))
+    top = max(0, min(top, len(candidates)))
+    if not top:
+        return Ranked(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32))
+    values = scores[candidates]
+    if top < len(candidates):  # the `top`-th best score, then every better row and the earliest equal ones
+        threshold = -np.partition(-values, top - 1)[top - 1]
+        above = np.flatnonzero(values > threshold)
+        keep = np.concatenate([above, np.flatnonzero(values == threshold)[: top - len(above)]])
+        candidates, values = candidates[keep], values[keep]
+    order = np.lexsort((candidates, -values))
+    return Ranked(candidates[order].astype(np.int64), values[order].astype(np.float32))
+
+
+def similar_rows(vectors: np.ndarray, row: int, top: int = DEFAULT_TOP) -> Ranked:
+    """The `top` papers closest to the paper at `row`, itself left out."""
+    among = np.ones(len(vectors), dtype=bool)
+    among[row] = False
+    return best(similarities(vectors, np.asarray(vectors[row])), top, among)
+
+
+def check_query(query: str) -> str:
+    """The query, stripped; a `UserError` for an empty or over-long one."""
+    query = " ".join(str(query).split())
+    if not query:
+        raise UserError('the search query is empty; describe the papers you want, e.g. "federated learning"')
+    if len(query) > MAX_QUERY_CHARS:
+        raise UserError(f"the search query has {len(query):,} characters; shorten it to at most {MAX_QUERY_CHARS:,}")
+    return query
+
+
+def query_embedder(build: Build, device: str = "auto") -> Embedder:
+    """The embedder that made `build`, so a query lands in its space (a `UserError` if it cannot be rebuilt).
+
+    Imported here: the dashboard loads the embedding stack only when someone first searches by meaning.
+    """
+    from pipeline.embed import embedder_for
+
+    described = build.manifest.get("embedder") or {}
+    state = read_model(build).embedder_state if build.has_model else None
+    if state is None and str(described.get("name", "")).startswith("tfidf"):
+        raise UserError(f"{build.path} keeps no TF-IDF space to search with (made by an older version); rebuild it")
+    return embedder_for(described, state, device=device)
+
+
+def query_vector(embedder: Embedder, query: str) -> np.ndarray:
+    """The unit vector of `query` in the build's space (a `UserError` for an empty or over-long query)."""
+    query = check_query(query)
+    with _threads(QUERY_THREADS):
+        return embedder.transform([query])[0]
+
+
+@contextlib.contextmanager
+def _threads(count: int) -> Iterator[None]:
+    """At most `count` torch threads meanwhile, when torch is loaded (MiniLM); TF-IDF needs none."""
+    torch = sys.modules.get("torch")
+    if torch is None:
+        yield
+        return
+    before = torch.get_num_threads()
+    torch.set_num_threads(min(count, before))
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
+
+
+def search(build: Build, embedder: Embedder, query: str, top: int = DEFAULT_TOP) -> Ranked:
+    """The `top` papers of `build` closest in meaning to `query`."""
+    return best(similarities(build.embeddings(mmap=True), query_vector(embedder, query)), top)
+
+
+def row_of(build: Build, paper_id: str) -> int:
+    """The row of `paper_id` in the build; a `UserError` naming how to find ids when it is not there."""
+    matches = np.flatnonzero(build.papers["paper_id"].to_numpy() == paper_id)
+    if not len(matches):
+        raise UserError(
+            f"no paper {paper_id!r} in {build.path}; paper ids look like p0123456789ab "
+            '(find them with: topic-explorer search BUILD "some words")'
+        )
+    return int(matches[0])

@@ -1,0 +1,162 @@
+"""Exploring a field in real headless Chromium: search by meaning, similar papers, a zoom that survives box selection
+and filtering, labels that never overlap, a rename that survives a reload, and a link that restores the view."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from pipeline.buildfolder import read_build
+from tests.browser.conftest import _open
+from tests.browser.harness import running_server
+from tests.browser.test_dashboard_in_browser import box_select, status
+from tests.dashboard.tinybuild import XSS
+from tests.sample_groups import PAPERS
+
+pytestmark = pytest.mark.browser
+
+QUERY = "privacy-preserving training of a shared model across many clients"
+MAP = (
+    "[...document.querySelectorAll('.js-plotly-plot')]"
+    ".find(g => g.layout && g.layout.meta && g.layout.meta.topicExplorerMap)"
+)
+RANGES = (
+    f"() => {{ const gd = {MAP}; return [gd._fullLayout.xaxis.range.slice(), gd._fullLayout.yaxis.range.slice()]; }}"
+)
+LABELS = """() => [...document.querySelectorAll('.te-map-label')].filter(n => n.style.display !== 'none')
+    .map(n => { const r = n.getBoundingClientRect(); return [n.textContent, r.left, r.top, r.right, r.bottom]; })"""
+
+
+def overlapping(labels: list) -> list:
+    return [(a[0], b[0]) for i, a in enumerate(labels) for b in labels[i + 1 :]
+            if a[1] < b[3] and b[1] < a[3] and a[2] < b[4] and b[2] < a[4]]  # fmt: skip
+
+
+def about_box(page: Page):
+    return page.get_by_role("textbox", name="Papers about… (search by meaning)")
+
+
+def map_toolbar(page: Page, value: str) -> None:
+    page.locator("[data-testid=stPlotlyChart] .js-plotly-plot").first.hover()
+    page.locator(f'.modebar-btn[data-val="{value}"]').first.click()
+
+
+def same_ranges(a: list, b: list) -> bool:
+    return all(
+        abs(x - y) < 1e-9 for axis_a, axis_b in zip(a, b, strict=True) for x, y in zip(axis_a, axis_b, strict=True)
+    )
+
+
+def test_search_by_meaning_highlights_the_map_and_lists_the_best_first(page: Page, screens: Path, sample_build):
+    about_box(page).fill(QUERY)
+    about_box(page).press("Enter")
+    slider = page.get_by_test_id("stSlider").filter(has_text="Best matches shown").get_by_role("slider")
+    slider.wait_for(timeout=120_000)  # shown once the query is in
+    slider.focus()
+    slider.press("Home")  # the fewest: 10
+    expect(status(page)).to_contain_text("Showing 10 of 38 papers", timeout=120_000)
+    traces = page.evaluate(f"() => {MAP}.data.map(t => [t.name, t.customdata ? t.customdata.length : 0])")
+    assert traces[0] == ["Other papers (28)", 0] and sum(n for _, n in traces[1:]) == 10
+    fedask = read_build(sample_build).papers.set_index("paper_id").loc[PAPERS["FedASK"], "title"]
+    table = page.locator("[data-testid=stDataFrame] table[aria-rowcount]").first
+    expect(table).to_have_attribute("aria-rowcount", "11")
+    first_row = table.locator("tbody tr").first
+    expect(first_row).to_contain_text(fedask[:40])
+    page.wait_for_timeout(1000)
+    page.screenshot(path=screens / "browser-search-by-meaning.png")
+
+
+def test_a_similar_paper_is_one_click_from_being_read(page: Page):
+    captions = page.get_by_text(re.compile(r"The 10 most similar papers"))
+    captions.scroll_into_view_if_needed()
+    first = page.get_by_test_id("stText").filter(has_text=re.compile(r"^0\.\d\d  ")).first
+    title = first.inner_text()[6:].rsplit("  (", 1)[0]
+    page.get_by_role("button", name="Read").first.click()
+    expect(page.get_by_role("combobox", name="Read a paper")).to_have_value(title)
+    expect(page.get_by_test_id("stText").filter(has_text=title).first).to_be_visible()
+
+
+def test_the_zoom_survives_a_box_selection_a_filter_change_and_only_reset_view_undoes_it(page: Page, screens: Path):
+    page.locator(".te-map-label").first.wait_for()  # the page's map script is running
+    full = page.evaluate(RANGES)
+    map_toolbar(page, "in")
+    page.wait_for_function(f"() => {MAP}._fullLayout.xaxis.range[0] > {full[0][0]}")
+    zoomed = page.evaluate(RANGES)
+    box_select(page, right=0.8, bottom=0.8)
+    expect(status(page)).to_contain_text(re.compile(r"· [1-9]\d* selected"))
+    page.wait_for_timeout(1500)
+    assert same_ranges(page.evaluate(RANGES), zoomed)
+    search = page.get_by_role("textbox", name=re.compile(r"^Search titles"))
+    search.fill("federated")
+    search.press("Enter")  # a filter change draws a new map widget
+    expect(status(page)).not_to_contain_text("Showing 38 of 38")
+    page.wait_for_timeout(2000)
+    assert same_ranges(page.evaluate(RANGES), zoomed)
+    page.screenshot(path=screens / "browser-zoom-kept.png")
+    page.get_by_role("button", name="Reset view").click()
+    page.wait_for_function(f"() => {MAP}._fullLayout.xaxis.range[0] === {full[0][0]}")
+    assert same_ranges(page.evaluate(RANGES), full)
+
+
+def test_map_labels_never_overlap_at_any_zoom(page: Page):
+    page.locator(".te-map-label").first.wait_for()
+    counts = []
+    for step in ["", "in", "in", "in", "out", "out", "out", "out"]:
+        if step:
+            map_toolbar(page, step)
+            page.wait_for_timeout(800)
+        labels = page.evaluate(LABELS)
+        assert not overlapping(labels), (step, labels)
+        counts.append(len(labels))
+    assert counts[0] >= 3
+
+
+@pytest.fixture
+def own_server(sample_build, tmp_path):
+    """The dashboard on a copy of the sample build that tests may edit."""
+    build = shutil.copytree(sample_build, tmp_path / "sample-copy")
+    with (tmp_path / "serve.log").open("w") as log, running_server(build, log) as url:
+        yield url
+
+
+def test_a_rename_survives_a_reload_and_stays_text(browser, own_server, screens: Path):
+    page = _open(browser, own_server)
+    try:
+        page.get_by_text("Edit topics (saved with the build)").click()
+        name = f"Renamed {XSS}"
+        box = page.get_by_role("textbox", name="New name")
+        box.fill(name)
+        box.press("Enter")
+        page.get_by_role("button", name="Rename", exact=True).click()
+        label = page.locator(".te-map-label", has_text="Renamed <img")
+        expect(label.first).to_be_visible(timeout=60_000)
+        page.reload()
+        expect(page.locator(".te-map-label", has_text="Renamed <img").first).to_be_visible(timeout=60_000)
+        page.screenshot(path=screens / "browser-renamed.png")
+        assert page.evaluate("() => window.__xss") is None
+        assert not page.locator("img[src=x]").count()
+    finally:
+        page.context.close()
+
+
+def test_a_shared_link_restores_the_view(browser, page: Page):
+    page.get_by_role("textbox", name=re.compile(r"^Search titles")).fill("learning")
+    page.get_by_role("textbox", name=re.compile(r"^Search titles")).press("Enter")
+    about_box(page).fill("federated learning")
+    about_box(page).press("Enter")
+    expect(status(page)).to_contain_text(re.compile(r"Showing \d+ of 38"), timeout=120_000)
+    page.wait_for_function("() => location.search.includes('about=')")
+    expected = status(page).inner_text()
+    link = page.url
+    assert "search=learning" in link and "about=federated" in link
+    other = _open(browser, link)
+    try:
+        expect(status(other)).to_have_text(expected, timeout=120_000)
+        expect(about_box(other)).to_have_value("federated learning")
+        expect(other.get_by_role("textbox", name=re.compile(r"^Search titles"))).to_have_value("learning")
+    finally:
+        other.context.close()

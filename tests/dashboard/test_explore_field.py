@@ -1,0 +1,229 @@
+"""Exploring a field, through Streamlit's AppTest: search by meaning, similar papers, levels of detail, the topic
+tree, curation that persists, topics over time, the view in the URL, and hostile text typed by users."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from dashboard.curation import MERGE_LABEL, MERGE_TOPICS, MOVE_TOPIC, RENAME_LABEL, RENAME_TOPIC
+from dashboard.explore import VIEW_KEY
+from dashboard.reader import READER_KEY
+from dashboard.sidebar import ABOUT_KEY, DETAIL_KEY, RESULTS_KEY, SEARCH_KEY, TOPICS_KEY, metadata_key
+from dashboard.timeline import TIMELINE_KEY
+from pipeline.buildfolder import read_build
+from pipeline.edits import EDITS_FILE, read_edits
+from tests.dashboard.test_app import map_charts, paper_table, select_on_map, selected_count, shown_count
+from tests.dashboard.tinybuild import XSS
+from tests.sample_groups import FEDERATED, PAPERS
+
+
+@pytest.fixture
+def build(metadata_build, tmp_path):
+    """A writable copy of the TF-IDF sample build with years, venues and a topic tree."""
+    return shutil.copytree(metadata_build, tmp_path / "build")
+
+
+def map_spec(at: AppTest) -> dict:
+    return json.loads(map_charts(at)[0].proto.spec)
+
+
+def topic_list(at: AppTest):
+    return next(d.value for d in at.dataframe if "shown" in d.value.columns)
+
+
+def search_by_meaning(at: AppTest, query: str) -> AppTest:
+    return at.text_input(key=ABOUT_KEY).set_value(query).run()
+
+
+def test_search_by_meaning_ranks_the_shown_papers_best_first(run_app, build):
+    papers = read_build(build).papers
+    at = search_by_meaning(run_app(build), papers["abstract"].iloc[5][:300])
+    assert not at.exception and shown_count(at) == 38  # fewer papers than the 50 best matches
+    table = paper_table(at)
+    assert list(table.columns[:2]) == ["✓", "score"] and table["title"].iloc[0] == papers["title"].iloc[5]
+    assert table["score"].is_monotonic_decreasing
+    at.select_slider(key=RESULTS_KEY).set_value(10).run()
+    assert shown_count(at) == 10 and len(paper_table(at)) == 10
+    traces = map_spec(at)["data"]
+    assert traces[0]["name"] == "Other papers (28)" and "customdata" not in traces[0]  # grey, not selectable
+    assert sum(len(t["customdata"]) for t in traces[1:]) == 10
+
+
+def test_search_by_meaning_combines_with_the_other_filters(run_app, build):
+    at = run_app(build)
+    at.multiselect(key=metadata_key("venue")).set_value(["ICML"]).run()
+    at = search_by_meaning(at, "low-rank adaptation of language models")
+    at.select_slider(key=RESULTS_KEY).set_value(10).run()
+    assert shown_count(at) == 10 and set(paper_table(at)["venue"]) == {"ICML"}
+
+
+def test_an_over_long_query_is_explained_and_the_page_keeps_working(run_app, build):
+    at = search_by_meaning(run_app(build), "privacy " * 200)
+    assert not at.exception and "at most 1,000" in at.warning[0].value.replace("\\", "") and shown_count(at) == 38
+
+
+@pytest.mark.model
+def test_the_sample_finds_the_federated_papers_by_meaning(run_app, sample_build):
+    at = search_by_meaning(run_app(sample_build), "privacy-preserving training of a shared model across many clients")
+    ids = dict(zip(read_build(sample_build).papers["title"], read_build(sample_build).papers["paper_id"], strict=True))
+    found = [ids[title] for title in paper_table(at)["title"]]
+    assert found[0] == PAPERS["FedASK"] and set(found[:7]) >= FEDERATED
+
+
+def test_similar_papers_are_a_click_from_being_read_or_selected(run_app, build):
+    at = run_app(build)
+    assert any("10 most similar papers" in c.value for c in at.caption)
+    first = next(t.value for t in at.text if t.value[:4].replace(".", "").isdigit())
+    at.button(key="similar-read-0").click().run()
+    title = read_build(build).papers["title"].iloc[at.session_state[READER_KEY]]
+    assert title in first and title in [t.value for t in at.text]
+    at.button(key="similar-select-1").click().run()
+    assert selected_count(at) == 1 and at.button(key="similar-select-1").disabled
+
+
+def test_a_broader_level_recolours_relabels_and_refilters_the_map(run_app, build):
+    tree = read_build(build).hierarchy
+    groups = tree[tree["level"] == 0]
+    at = run_app(build)
+    assert at.select_slider(key=DETAIL_KEY).value == 1  # the topics themselves by default
+    at.select_slider(key=DETAIL_KEY).set_value(0).run()
+    traces = map_spec(at)["data"]
+    assert len(traces) == len(groups) and {t["marker"]["color"] for t in traces}.__len__() == len(groups)
+    labels = map_spec(at)["layout"]["meta"]["labels"]
+    assert {label["t"] for label in labels[: len(groups)]} <= set(groups["label"])  # themes first, then finer
+    key = topics_key_for(at, 0)
+    group = int(groups["group_id"].iloc[0])
+    at.multiselect(key=key).set_value([group]).run()
+    size = sum(int(read_build(build).topics.set_index("topic_id").loc[t, "size"]) for t in groups["topic_ids"].iloc[0])
+    assert shown_count(at) == size
+    at.select_slider(key=DETAIL_KEY).set_value(1).run()  # back to the topics: the filter is carried over
+    assert (
+        sorted(at.multiselect(key=TOPICS_KEY).value) == sorted(groups["topic_ids"].iloc[0]) and shown_count(at) == size
+    )
+
+
+def topics_key_for(at: AppTest, level: int) -> str:
+    return TOPICS_KEY if level == 1 else f"{TOPICS_KEY}-level-{level}"
+
+
+def test_the_topic_list_shows_the_tree(run_app, build):
+    tree = read_build(build).hierarchy
+    rows = topic_list(run_app(build))
+    top = tree[tree["level"] == 0].sort_values("group_id")
+    themes = rows[~rows["topic"].str.startswith(" ")]
+    labels = read_build(build).topics.set_index("topic_id")["label"]
+    # a theme of one topic is that topic, named as it: it is not repeated beneath itself
+    expected = [
+        labels[ids[0]] if len(ids) == 1 else label for ids, label in zip(top["topic_ids"], top["label"], strict=False)
+    ]
+    assert list(themes["topic"]) == expected
+    nested = [t for ids in top["topic_ids"] if len(ids) > 1 for t in ids]
+    assert sorted(rows.loc[rows["topic"].str.startswith("    └ "), "topic"].str[6:]) == sorted(labels[nested])
+    assert list(rows["papers"].iloc[:1]) == [sum(int(read_build(build).topics.set_index("topic_id").loc[t, "size"])
+                                                 for t in top["topic_ids"].iloc[0])]  # fmt: skip
+
+
+def test_rename_merge_move_and_undo_persist_with_the_build(run_app, build):
+    at = run_app(build)
+    at.selectbox(key=RENAME_TOPIC).set_value(0)
+    at.text_input(key=RENAME_LABEL).set_value(f"Renamed {XSS}")
+    at.button(key="edit-rename").click().run()
+    assert not at.exception and read_edits(build)[-1]["label"] == f"Renamed {XSS}"
+    assert f"Renamed {XSS}" in set(paper_table(at)["topic"])  # the table shows it as data
+    assert not at.get("html") and all("<img" not in m.value for m in at.markdown)
+    assert f"Renamed {XSS}" in set(run_app(build).dataframe[0].value["topic"])  # a new session (a reload) sees it
+    at.multiselect(key=MERGE_TOPICS).set_value([1, 2]).run()
+    at.text_input(key=MERGE_LABEL).set_value("Merged")
+    at.button(key="edit-merge").click().run()
+    merged = read_build(build)
+    assert 2 not in set(merged.topics["topic_id"]) and merged.topics.set_index("topic_id").loc[1, "label"] == "Merged"
+    at = select_on_map(at, [merged.papers["paper_id"].iloc[0]])
+    at.selectbox(key=MOVE_TOPIC).set_value(3)
+    at.button(key="edit-move").click().run()
+    assert read_build(build).papers["topic_id"].iloc[0] == 3
+    for _ in range(3):
+        at.button(key="edit-undo").click().run()
+    assert not (build / EDITS_FILE).exists() or read_edits(build) == []
+    assert at.button(key="edit-undo").disabled
+    assert not at.exception and shown_count(at) == 38
+
+
+def test_a_second_session_sees_the_first_ones_edit_on_its_next_rerun(run_app, build):
+    first, second = run_app(build), run_app(build)
+    first.selectbox(key=RENAME_TOPIC).set_value(1)
+    first.text_input(key=RENAME_LABEL).set_value("From the first session")
+    first.button(key="edit-rename").click().run()
+    second.run()
+    assert "From the first session" in set(topic_list(second)["topic"].str.strip().str.lstrip("└ "))
+
+
+def test_an_empty_name_is_refused_with_a_message(run_app, build):
+    at = run_app(build)
+    at.text_input(key=RENAME_LABEL).set_value("   ")
+    at.button(key="edit-rename").click().run()
+    assert "cannot be empty" in at.error[0].value and not (build / EDITS_FILE).exists()
+
+
+def test_reset_view_starts_a_new_view(run_app, build):
+    at = run_app(build)
+    before = map_spec(at)["layout"]["uirevision"]
+    at.button(key="reset-view").click().run()
+    assert map_spec(at)["layout"]["uirevision"] != before and at.session_state[VIEW_KEY] == 1
+    at.text_input(key=SEARCH_KEY).set_value("learning").run()
+    assert map_spec(at)["layout"]["uirevision"] == before.rsplit("-", 1)[0] + "-1"  # filters keep the view
+
+
+def test_topics_over_time_charts_shares_per_year_and_a_click_filters(run_app, build):
+    at = run_app(build)
+    chart = next(c for c in at.get("plotly_chart") if c.key == TIMELINE_KEY)
+    bars = json.loads(chart.proto.spec)["data"]
+    years = {x for bar in bars for x in bar["x"]}
+    assert years == {2023, 2024, 2025}
+    for year in years:  # shares of each year add up to one
+        assert sum(y for bar in bars for x, y in zip(bar["x"], bar["y"], strict=True) if x == year) == pytest.approx(1)
+    topic = int(bars[0]["customdata"][0][0])
+    at.session_state[TIMELINE_KEY] = {"selection": {"points": [{"customdata": [topic, 1]}]}}
+    at.run()
+    assert at.multiselect(key=TOPICS_KEY).value == [topic]
+    assert shown_count(at) == int(read_build(build).topics.set_index("topic_id").loc[topic, "size"])
+
+
+def test_a_link_restores_the_view_and_the_page_keeps_its_link_current(monkeypatch, build):
+    from dashboard.data import BUILD_ENV
+    from tests.dashboard.conftest import APP
+
+    monkeypatch.setenv(BUILD_ENV, str(build))
+    papers = read_build(build).papers
+    at = AppTest.from_file(str(APP), default_timeout=60)
+    at.query_params.update(
+        {"topics": "0,99", "search": "the", "about": "low-rank", "results": "10", "detail": "1",
+         "f.year": "2024..2025", "f.venue": '["ICML"]', "paper": papers["paper_id"].iloc[3]}
+    )  # fmt: skip
+    at.run()
+    assert not at.exception
+    assert at.multiselect(key=TOPICS_KEY).value == [0] and at.text_input(key=SEARCH_KEY).value == "the"
+    assert at.text_input(key=ABOUT_KEY).value == "low-rank" and at.select_slider(key=RESULTS_KEY).value == 10
+    assert at.slider(key=metadata_key("year")).value == (2024, 2025)
+    assert at.multiselect(key=metadata_key("venue")).value == ["ICML"]
+    assert at.session_state[READER_KEY] == 3  # the linked paper is read, even if the filters hide it
+    table = paper_table(at)
+    assert set(table["venue"]) <= {"ICML"} and set(table["year"]) <= {2024, 2025}
+    assert at.query_params["topics"] == "0" and at.query_params["paper"] == papers["paper_id"].iloc[3]
+    at.text_input(key=SEARCH_KEY).set_value("").run()
+    assert "search" not in at.query_params
+
+
+def test_a_hostile_link_is_read_as_text(monkeypatch, build):
+    from dashboard.data import BUILD_ENV
+    from tests.dashboard.conftest import APP
+
+    monkeypatch.setenv(BUILD_ENV, str(build))
+    at = AppTest.from_file(str(APP), default_timeout=60)
+    at.query_params.update({"search": XSS, "about": XSS, "detail": "x", "topics": "a,b", "f.year": "nan..x"})
+    at.run()
+    assert not at.exception and at.text_input(key=SEARCH_KEY).value == XSS
+    assert not at.get("html") and all("<img" not in m.value for m in at.markdown)

@@ -1,0 +1,144 @@
+"""Edits: rename, merge and move as an overlay read with the build; undo; atomic, concurrent-safe writes."""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+
+import numpy as np
+import pytest
+
+from pipeline import edits
+from pipeline.buildfolder import read_build, write_build
+from pipeline.cli import main
+from pipeline.errors import UserError
+from tests.dashboard.tinybuild import XSS, tiny_papers, tiny_topics
+
+
+@pytest.fixture
+def folder(tmp_path):
+    papers = tiny_papers()
+    return write_build(tmp_path / "tiny", papers, tiny_topics(), np.zeros((len(papers), 2), np.float32), {})
+
+
+def files(folder):
+    return {p.name: p.read_bytes() for p in folder.rglob("*") if p.is_file() and p.name != edits.EDITS_FILE}
+
+
+def test_a_rename_shows_everywhere_and_leaves_the_build_files_untouched(folder):
+    before = files(folder)
+    edits.add_edit(folder, edits.rename(1, f"  Graph   theory {XSS} "))
+    build = read_build(folder)
+    label = f"Graph theory {XSS}"
+    assert build.topics.set_index("topic_id").loc[1, "label"] == label
+    assert (build.papers.loc[build.papers["topic_id"] == 1, "topic_label"] == label).all()
+    assert files(folder) == before
+    assert read_build(folder, with_edits=False).topics.set_index("topic_id").loc[1, "label"] == "Graphs"
+
+
+def test_a_merge_joins_papers_sizes_and_keywords(folder):
+    edits.add_edit(folder, edits.merge([0, 2], into=0, label="Federated rewards"))
+    build = read_build(folder)
+    assert sorted(build.topics["topic_id"]) == [0, 1]
+    merged = build.topics.set_index("topic_id").loc[0]
+    assert merged["size"] == 5 and merged["label"] == "Federated rewards" and np.isnan(merged["coherence"])
+    assert {"kw0-0", "kw2-0"} <= set(merged["keywords"]) and len(merged["keywords"]) == len(merged["keyword_weights"])
+    assert (build.papers["topic_id"] != 2).all()
+
+
+def test_moving_papers_changes_their_topic_and_forgets_their_confidence(folder):
+    ids = tiny_papers()["paper_id"].iloc[[2, 3]].tolist()
+    edits.add_edit(folder, edits.move([*ids, "p-not-in-build"], 2))
+    build = read_build(folder)
+    moved = build.papers.set_index("paper_id").loc[ids]
+    assert (moved["topic_id"] == 2).all() and moved["confidence"].isna().all()
+    assert build.topics.set_index("topic_id")["size"].to_dict() == {0: 3, 1: 1, 2: 4}
+
+
+def test_undo_drops_the_last_edit_only(folder):
+    edits.add_edit(folder, edits.rename(0, "First"))
+    edits.add_edit(folder, edits.rename(0, "Second"))
+    assert read_build(folder).topics.set_index("topic_id").loc[0, "label"] == "Second"
+    edits.undo_last(folder)
+    assert read_build(folder).topics.set_index("topic_id").loc[0, "label"] == "First"
+    edits.undo_last(folder)
+    edits.undo_last(folder)  # nothing left: still fine
+    assert read_build(folder).topics.set_index("topic_id").loc[0, "label"] == "Federated, privacy"
+
+
+def test_evaluate_scores_the_edited_topics(folder, capsys):
+    edits.add_edit(folder, edits.merge([0, 1], into=1, label="Merged"))
+    assert main(["evaluate", str(folder), "--json"]) == 0
+    figures = json.loads(capsys.readouterr().out)
+    assert figures["topics"] == 2 and "Merged" in {t["label"] for t in figures["per_topic"]}
+
+
+def _rename_many(folder, worker):
+    for i in range(20):
+        edits.add_edit(folder, edits.rename(worker, f"worker {worker} edit {i}"))
+
+
+def test_two_writers_at_once_lose_no_edit(folder):
+    processes = [multiprocessing.get_context("fork").Process(target=_rename_many, args=(folder, w)) for w in (0, 1)]
+    for process in processes:
+        process.start()
+    for process in processes:
+        process.join(60)
+    saved = edits.read_edits(folder)
+    assert len(saved) == 40
+    for worker in (0, 1):  # each writer's edits in its own order
+        assert [e["label"] for e in saved if e["topic_id"] == worker] == [
+            f"worker {worker} edit {i}" for i in range(20)
+        ]
+    assert not [p for p in folder.iterdir() if p.name.startswith(f".{edits.EDITS_FILE}")]  # no temporary files left
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "not json",
+        '{"edits": 5}',
+        '{"edits": [{"kind": "delete everything"}]}',
+        '{"edits": [{"kind": "rename", "topic_id": "0", "label": "x"}]}',
+        '{"edits": [{"kind": "merge", "topic_ids": [0, 1], "into": 2, "label": "x"}]}',
+        '{"edits": [{"kind": "move", "paper_ids": [1, 2], "topic_id": 0}]}',
+        '{"edits": [{"kind": "rename", "topic_id": 0, "label": "' + "x" * 300 + '"}]}',
+    ],
+)
+def test_a_damaged_edits_file_is_refused_with_a_way_out(folder, content):
+    (folder / edits.EDITS_FILE).write_text(content, encoding="utf-8")
+    with pytest.raises(UserError, match="delete it to see the build without its edits"):
+        read_build(folder)
+    read_build(folder, with_edits=False)
+
+
+@pytest.mark.parametrize("label", ["", "   ", "x" * 201])
+def test_names_typed_by_users_are_checked(label):
+    with pytest.raises(UserError):
+        edits.rename(0, label)
+
+
+def test_a_merge_needs_two_topics():
+    with pytest.raises(UserError):
+        edits.merge([3], into=3, label="x")
+
+
+def test_add_keeps_the_edits_as_an_overlay(tmp_path, metadata_corpus):
+    import pandas as pd
+
+    from pipeline.add import add_papers
+    from pipeline.build import run_build
+    from pipeline.settings import BuildSettings
+    from tests.conftest import FakeEmbedder
+
+    table = pd.read_csv(metadata_corpus)
+    table.head(30).to_csv(tmp_path / "first.csv", index=False)
+    table.tail(8).to_csv(tmp_path / "more.csv", index=False)
+    settings = BuildSettings(cache_dir=tmp_path / "cache")
+    path = run_build([tmp_path / "first.csv"], tmp_path / "b", settings, embedder=FakeEmbedder()).path
+    original = read_build(path).topics.set_index("topic_id").loc[0, "label"]
+    edits.add_edit(path, edits.rename(0, "My name"))
+    add_papers(path, [tmp_path / "more.csv"], embedder=FakeEmbedder(), cache_dir=tmp_path / "cache")
+    assert len(read_build(path).papers) == 38 and edits.read_edits(path) == [edits.rename(0, "My name")]
+    assert read_build(path).topics.set_index("topic_id").loc[0, "label"] == "My name"
+    assert read_build(path, with_edits=False).topics.set_index("topic_id").loc[0, "label"] == original

@@ -1,0 +1,105 @@
+"""The topic tree: levels that nest, a readable distinct label per group, stored with the build and kept by `add`."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pipeline.add import add_papers
+from pipeline.build import run_build
+from pipeline.buildfolder import HIERARCHY_FILE, read_build, write_build
+from pipeline.errors import UserError
+from pipeline.hierarchy import cut, level_sizes, merge_order
+from pipeline.settings import BuildSettings
+
+
+def test_levels_about_halve_down_to_two_groups():
+    assert level_sizes(100) == [2, 3, 6, 12, 25, 50]
+    assert level_sizes(5) == [2]
+    assert level_sizes(3) == [2]
+    assert level_sizes(2) == [] and level_sizes(1) == []
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(3, 40), st.integers(0, 10_000))
+def test_every_finer_group_lies_inside_one_coarser_group(n, seed):
+    centres = np.random.default_rng(seed).normal(size=(n, 6))
+    merges = merge_order(centres)
+    cuts = [cut(merges, n, k) for k in level_sizes(n)]
+    for k, groups in zip(level_sizes(n), cuts, strict=True):
+        assert len(np.unique(groups)) == k
+    for coarse, fine in itertools.pairwise(cuts):
+        for group in np.unique(fine):
+            assert len(np.unique(coarse[fine == group])) == 1
+
+
+def test_close_topics_merge_first():
+    centres = np.array([[1, 0, 0], [0.99, 0.1, 0], [0, 1, 0], [0, 0.99, 0.1], [0, 0, 1]], dtype=float)
+    groups = cut(merge_order(centres), 5, 3)
+    assert groups[0] == groups[1] and groups[2] == groups[3] and len(set(groups)) == 3
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory, metadata_corpus):
+    out = tmp_path_factory.mktemp("builds") / "tree"
+    from tests.conftest import FakeEmbedder
+
+    run_build(
+        [metadata_corpus], out, BuildSettings(min_topic_size=3, cache_dir=out.parent / "c"), embedder=FakeEmbedder()
+    )
+    return out
+
+
+def test_the_build_stores_a_tree_whose_groups_have_distinct_readable_labels(built):
+    build = read_build(built)
+    tree, topics = build.hierarchy, build.topics
+    real = sorted(topics.loc[topics["topic_id"] >= 0, "topic_id"])
+    assert (built / HIERARCHY_FILE).is_file() and len(real) >= 3
+    assert sorted(tree["level"].unique()) == list(range(len(level_sizes(len(real)))))
+    for level, groups in tree.groupby("level"):
+        assert sorted(t for ids in groups["topic_ids"] for t in ids) == real  # a partition of the topics
+        assert groups["label"].str.len().gt(0).all() and groups["label"].is_unique
+        assert all(len(k) for k in groups["keywords"])
+        parents = tree.loc[tree["level"] == level - 1].set_index("group_id")["topic_ids"]
+        for parent, ids in zip(groups["parent_id"], groups["topic_ids"], strict=True):
+            assert parent == -1 if level == 0 else set(ids) <= set(parents[parent])
+    assert build.manifest["seconds"]["hierarchy"] >= 0
+
+
+def test_add_keeps_the_tree(built, tmp_path, metadata_corpus):
+    from tests.conftest import FakeEmbedder
+
+    before = read_build(built).hierarchy
+    extra = pd.read_csv(metadata_corpus).head(3).assign(abstract=lambda t: t["abstract"] + " Extra sentence here.")
+    extra.to_csv(tmp_path / "extra.csv", index=False)
+    add_papers(built, [tmp_path / "extra.csv"], embedder=FakeEmbedder(), cache_dir=tmp_path / "c")
+    pd.testing.assert_frame_equal(read_build(built).hierarchy, before)
+
+
+def test_a_build_without_a_tree_still_reads(tiny_build_folder):
+    assert read_build(tiny_build_folder).hierarchy.empty
+
+
+@pytest.fixture
+def tiny_build_folder(tmp_path):
+    from tests.dashboard.tinybuild import tiny_papers, tiny_topics
+
+    papers = tiny_papers()
+    return write_build(tmp_path / "tiny", papers, tiny_topics(), np.zeros((len(papers), 2), np.float32), {})
+
+
+def test_a_damaged_tree_is_refused_with_one_line(tiny_build_folder):
+    bad = pd.DataFrame(
+        {"level": [0], "group_id": [9], "parent_id": [5], "topic_ids": [[0, 1]], "label": ["x"], "keywords": [["a"]]}
+    )
+    bad.to_parquet(tiny_build_folder / HIERARCHY_FILE)
+    with pytest.raises(UserError, match="parent group"):
+        read_build(tiny_build_folder)
+    bad.assign(topic_ids=[["zero"]]).to_parquet(tiny_build_folder / HIERARCHY_FILE)
+    with pytest.raises(UserError, match="topic_ids"):
+        read_build(tiny_build_folder)

@@ -1,0 +1,121 @@
+"""Search by meaning and similar papers: the ranking, the commands, and the sample's done-when checks."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
+
+from pipeline.buildfolder import read_build
+from pipeline.cli import main
+from pipeline.errors import UserError
+from pipeline.search import best, check_query, query_embedder, search, similar_rows, similarities
+from tests.sample_groups import FEDERATED, FEDERATED_LORA, PAPERS
+
+
+def unit_rows(n: int, d: int = 8, seed: int = 0) -> np.ndarray:
+    vectors = np.random.default_rng(seed).normal(size=(n, d)).astype(np.float32)
+    return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+
+
+def test_similarities_are_cosines_whatever_the_chunking(monkeypatch):
+    vectors = unit_rows(50)
+    monkeypatch.setattr("pipeline.search.SIMILARITY_CHUNK", 7)
+    assert np.allclose(similarities(vectors, vectors[3]), vectors @ vectors[3], atol=1e-6)
+
+
+@given(arrays(np.float32, st.integers(1, 60), elements=st.floats(-1, 1, width=32)), st.integers(0, 70))
+def test_best_returns_the_highest_scores_best_first_ties_to_the_earlier_row(scores, top):
+    ranked = best(scores, top)
+    expected = sorted(range(len(scores)), key=lambda i: (-scores[i], i))[:top]
+    assert ranked.rows.tolist() == expected
+    assert np.array_equal(ranked.scores, scores[expected])
+
+
+def test_best_ranks_only_among_the_papers_that_pass():
+    scores = np.array([0.9, 0.1, 0.8, 0.7], dtype=np.float32)
+    ranked = best(scores, 2, among=np.array([False, True, True, True]))
+    assert ranked.rows.tolist() == [2, 3]
+
+
+def test_similar_rows_leave_the_paper_itself_out():
+    vectors = unit_rows(30)
+    ranked = similar_rows(vectors, 5, top=29)
+    assert 5 not in ranked.rows and len(ranked.rows) == 29
+    assert ranked.rows[0] == int(np.argsort(-(vectors @ vectors[5]))[1])
+
+
+@pytest.mark.parametrize("query", ["", "   \n\t "])
+def test_an_empty_query_is_refused(query):
+    with pytest.raises(UserError, match="empty"):
+        check_query(query)
+
+
+def test_a_tfidf_build_is_searched_in_its_own_space(metadata_build):
+    build = read_build(metadata_build)
+    paper = build.papers.iloc[7]
+    ranked = search(build, query_embedder(build), paper["abstract"][:600], top=3)
+    assert ranked.rows[0] == 7 and ranked.scores[0] > 0.8
+
+
+def run(capsys, *argv):
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_search_command_prints_json_and_a_table(capsys, metadata_build):
+    build = read_build(metadata_build)
+    query = build.papers["abstract"].iloc[4][:600]
+    code, out, _ = run(capsys, "search", metadata_build, query, "--top", "4", "--json")
+    rows = json.loads(out)
+    assert code == 0 and len(rows) == 4
+    assert list(rows[0]) == ["paper_id", "score", "topic_id", "topic", "title"]
+    assert rows[0]["paper_id"] == build.papers["paper_id"].iloc[4]
+    assert [r["score"] for r in rows] == sorted((r["score"] for r in rows), reverse=True)
+    code, out, _ = run(capsys, "search", metadata_build, query, "--top", "2")
+    lines = out.splitlines()
+    assert code == 0 and len(lines) == 3 and build.papers["paper_id"].iloc[4] in lines[1]
+
+
+def test_hostile_titles_print_on_one_line(capsys, metadata_build):
+    """A title is never a terminal escape or a second line (one title starts with '=', one abstract has HTML)."""
+    code, out, _ = run(capsys, "search", metadata_build, "HYPERLINK click", "--top", "38")
+    assert code == 0 and len(out.splitlines()) == 39 and "\x1b" not in out
+
+
+def test_similar_command_lists_neighbours_and_refuses_unknown_ids(capsys, metadata_build):
+    build = read_build(metadata_build)
+    paper_id = build.papers["paper_id"].iloc[0]
+    code, out, _ = run(capsys, "similar", metadata_build, paper_id, "--json")
+    rows = json.loads(out)
+    assert code == 0 and len(rows) == 10 and paper_id not in {r["paper_id"] for r in rows}
+    code, out, err = run(capsys, "similar", metadata_build, "p000000000000")
+    assert code == 2 and out == "" and err.startswith("error: no paper 'p000000000000'") and len(err.splitlines()) == 1
+    code, _, err = run(capsys, "search", metadata_build, "graphs", "--top", "0")
+    assert code == 2 and "--top" in err
+
+
+@pytest.mark.model
+def test_the_sample_finds_federated_learning_by_meaning(capsys, sample_build):
+    """Measured with MiniLM: FedASK first; FOCUS and RoLoRA come after two privacy papers (differential
+    privacy, machine unlearning), which the query's "privacy-preserving" matches too."""
+    code, out, _ = run(
+        capsys, "search", sample_build, "privacy-preserving training of a shared model across many clients", "--json"
+    )
+    found = [row["paper_id"] for row in json.loads(out)]
+    assert code == 0 and found[0] == PAPERS["FedASK"]
+    assert set(found[:7]) >= FEDERATED
+    code, out, _ = run(capsys, "search", sample_build, "federated learning", "--json")
+    assert {row["paper_id"] for row in json.loads(out)[: len(FEDERATED)]} == FEDERATED
+
+
+@pytest.mark.model
+def test_the_similar_papers_of_fedask_are_the_other_federated_lora_papers(capsys, sample_build):
+    code, out, _ = run(capsys, "similar", sample_build, PAPERS["FedASK"], "--json")
+    found = [row["paper_id"] for row in json.loads(out)]
+    assert code == 0 and set(found[:2]) == FEDERATED_LORA - {PAPERS["FedASK"]}
