@@ -101,7 +101,7 @@ def run_build(
         corpus = _Corpus(reader, len(sample) == reader.n_papers)
         sample_texts = corpus.abstracts_at(sample)
     log.info(
-        "Read %d papers; embedding %d of them with %s %s ...",
+        "Read %d papers; fitting topics on %d of them, embedded with %s %s ...",
         reader.n_papers,
         len(sample),
         embedder.name,

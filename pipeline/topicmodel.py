@@ -18,6 +18,7 @@ import numpy as np
 POOR_FIT_QUANTILE = 0.05  # a paper closer to its topic than only 5% of the topic's own papers fits it poorly
 PLACE_NEIGHBOURS = 10  # a new paper is placed among this many nearest fit-sample papers
 PLACE_SHARPNESS = 0.02  # softmax temperature over their cosine similarities: the closest dominate
+PLACE_ROWS = 256  # papers placed at once: 256 x 50,000 similarities take about 200 MB
 
 
 @dataclass(frozen=True)
@@ -91,9 +92,12 @@ def place(vectors: np.ndarray, layout: MapLayout) -> np.ndarray:
     if not len(vectors):
         return np.zeros((0, 2), dtype=np.float32)
     k = min(PLACE_NEIGHBOURS, len(layout.vectors))
-    similarity = vectors @ layout.vectors.T
-    nearest = np.argpartition(-similarity, k - 1, axis=1)[:, :k]
-    close = np.take_along_axis(similarity, nearest, axis=1)
-    weights = np.exp((close - close.max(axis=1, keepdims=True)) / PLACE_SHARPNESS)
-    weights /= weights.sum(axis=1, keepdims=True)
-    return np.einsum("nk,nkd->nd", weights, layout.xy[nearest]).astype(np.float32)
+    placed = []
+    for start in range(0, len(vectors), PLACE_ROWS):  # a whole batch against 50,000 papers would take 1.6 GB
+        similarity = vectors[start : start + PLACE_ROWS] @ layout.vectors.T
+        nearest = np.argpartition(-similarity, k - 1, axis=1)[:, :k]
+        close = np.take_along_axis(similarity, nearest, axis=1)
+        weights = np.exp((close - close.max(axis=1, keepdims=True)) / PLACE_SHARPNESS)
+        weights /= weights.sum(axis=1, keepdims=True)
+        placed.append(np.einsum("nk,nkd->nd", weights, layout.xy[nearest]))
+    return np.concatenate(placed).astype(np.float32)

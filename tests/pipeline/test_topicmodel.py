@@ -50,3 +50,15 @@ def test_a_repeated_fit_paper_lands_on_its_own_position_and_a_mixed_one_between(
     np.testing.assert_allclose(placed[0], [0.1, 0.1], atol=1e-3)
     np.testing.assert_allclose(placed[1], [0.5, 0.5], atol=1e-3)
     assert place(np.zeros((0, 3), dtype=np.float32), layout).shape == (0, 2)
+
+
+def test_a_batch_larger_than_one_placing_step_lands_where_each_paper_alone_would():
+    from pipeline.topicmodel import PLACE_ROWS
+
+    rng = np.random.default_rng(0)
+    layout = MapLayout(unit(rng.normal(size=(300, 8))), rng.normal(size=(300, 2)).astype(np.float32))
+    batch = unit(rng.normal(size=(PLACE_ROWS * 2 + 5, 8)))
+    together = place(batch, layout)
+    alone = np.concatenate([place(batch[i : i + 1], layout) for i in range(len(batch))])
+    assert together.shape == (len(batch), 2)
+    np.testing.assert_allclose(together, alone, atol=1e-5)  # float32 sums in another order
