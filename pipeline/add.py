@@ -22,7 +22,7 @@ import pandas as pd
 
 from pipeline.batches import BATCH_ROWS, NOT_FIXED, Batch, BatchResult, Fitted, apply_batch
 from pipeline.buildfolder import STORED_PAPER_COLUMNS, Build, BuildWriter, ModelParts, read_build, read_model
-from pipeline.describe import describe_topics
+from pipeline.describe import OUTLIER_LABEL, topic_keywords
 from pipeline.embed import Embedder, embedder_for
 from pipeline.embed_cache import CacheStats, EmbeddingCache, embed_all
 from pipeline.engine import Engine, InProcess
@@ -96,12 +96,10 @@ def add_papers(
     sample = build.papers["fit_sample"].to_numpy()
     sample_texts = build.papers.loc[sample, "abstract"].tolist()
     with timer.stage("keywords"):
-        described = describe_topics(
+        described = topic_keywords(
             counts,
             parts.topics,
-            {},
             texts=sample_texts,
-            text_topics=build.papers.loc[sample, "topic_id"].to_numpy(),
             embed_terms=partial(embed_all, embedder=embedder, cache=cache),
             keywords_per_topic=int(settings.get("keywords_per_topic") or 25),
         )
@@ -175,10 +173,16 @@ def _apply(
 
 
 def _keep_labels(described: pd.DataFrame, before: pd.DataFrame) -> pd.DataFrame:
-    """New keywords and sizes under the labels (and named flags) readers already know."""
+    """New keywords and sizes under the labels (and named flags) readers already know.
+
+    Only topic -1 can be new to the build (its first outliers, with --keep-outliers): it gets the outliers' label.
+    """
     known = before.set_index("topic_id")
     table = described.copy()
-    table["label"] = [known["label"].get(t, label) for t, label in zip(table["topic_id"], table["label"], strict=True)]
+    labels = [known["label"].get(t, OUTLIER_LABEL if t == -1 else ", ".join(words[:3])) for t, words in zip(
+        table["topic_id"], table["keywords"], strict=True
+    )]  # fmt: skip
+    table.insert(1, "label", labels)
     table["named"] = [bool(known["named"].get(t, False)) for t in table["topic_id"]]
     return table
 
