@@ -17,10 +17,11 @@ from dashboard.palette import topic_colours
 from dashboard.safetext import hover_html
 from pipeline.buildfolder import MANIFEST_FILE, Build, read_build
 from pipeline.edits import edits_version
-from pipeline.metadata import number_text
+from pipeline.metadata import number_text, value_text
 from pipeline.settings import default_sample_build
 
 KEYWORDS_IN_EXPORT = 10
+DRAW_SEED = 0  # the map's sample of a big build is the same in every session and rerun
 TABLE_DECIMALS = 4  # Streamlit's table rounds decimals to this many places; columns needing more are shown as text
 
 
@@ -40,6 +41,10 @@ class Explorer:
     links: dict[str, np.ndarray]  # identifier column -> per paper, the page its id opens (None: no link)
     text_columns: frozenset[str]  # metadata the table shows as text: identifiers, decimals it would round
     levels: tuple[Level, ...]  # levels of detail, broadest first; the last is the topics themselves
+    ids: np.ndarray  # per paper: its paper_id (object array: every rerun reads them, Arrow-backed text is slow to)
+    titles: np.ndarray  # per paper: its title (object array)
+    table_texts: dict[str, np.ndarray]  # each of `text_columns`: the table's text per paper (object array)
+    draw_order: np.ndarray  # per paper: its rank when a map draws a sample (a fixed random order; `figures`)
 
     @property
     def name(self) -> str:
@@ -77,6 +82,7 @@ def load_explorer(path: Path) -> Explorer:
     links = {column: np.array([paper_link(value) for value in papers[column]], dtype=object) for column in identifiers}
     topics = _topics_with_layout(build.topics, papers)
     topic_rows = {int(t): np.asarray(rows) for t, rows in papers.groupby("topic_id").indices.items()}
+    text_columns = frozenset(identifiers).union(c for c in build.metadata_columns if _rounded_in_table(papers[c]))
     return Explorer(
         build=build,
         papers=papers,
@@ -88,8 +94,12 @@ def load_explorer(path: Path) -> Explorer:
         column_filters=tuple(column_filters(papers, build.metadata_columns)),
         identifiers=identifiers,
         links={column: urls for column, urls in links.items() if any(url is not None for url in urls)},
-        text_columns=frozenset(identifiers).union(c for c in build.metadata_columns if _rounded_in_table(papers[c])),
+        text_columns=text_columns,
         levels=levels(build.hierarchy, topics, topic_rows),
+        ids=papers["paper_id"].to_numpy(dtype=object),
+        titles=papers["title"].to_numpy(dtype=object),
+        table_texts={c: np.array([value_text(v) for v in papers[c].array], dtype=object) for c in text_columns},
+        draw_order=np.random.default_rng(DRAW_SEED).permutation(len(papers)),
     )
 
 

@@ -37,7 +37,7 @@ def render_reader(explorer: Explorer, rows: np.ndarray, selected: np.ndarray, ma
         st.session_state.pop(READER_KEY, None)  # the paper read before is filtered away: read the first one
     if not options:
         return
-    titles = papers["title"].to_numpy()
+    titles = explorer.titles
     label = "Read a selected paper" if len(chosen_rows) else "Read a paper"
     if len(candidates) > MAX_READER_OPTIONS:
         label += f" (the first {MAX_READER_OPTIONS:,} of {len(candidates):,}; filter or select to narrow)"

@@ -6,6 +6,7 @@ from __future__ import annotations
 import itertools
 import subprocess
 import sys
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
@@ -14,6 +15,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from dashboard.data import load_explorer
+from dashboard.explore import most_confident
 from dashboard.export import export_frame
 from dashboard.filters import ColumnFilter
 from dashboard.levels import tree_rows
@@ -60,6 +62,17 @@ def test_the_tree_lists_themes_then_their_topics(tree_build):
     rows = tree_rows(explorer.levels, explorer.papers["topic_id"].value_counts())
     assert rows["topic"].tolist() == ["Rewards", "Broad theme", "    └ Federated, privacy", "    └ Graphs"]
     assert rows["papers"].tolist() == [2, 6, 3, 3]
+    shown = explorer.papers["topic_id"][[0, 2, 4, 5]].value_counts()  # one paper of topics 0 and 1, two of topic 2
+    assert tree_rows(explorer.levels, shown)["shown"].tolist() == [2, 2, 1, 1]
+
+
+def test_a_topics_most_representative_papers_are_its_most_confident_without_the_unknown(tiny):
+    papers = tiny.papers
+    for topic_id in papers["topic_id"].unique():
+        expected = papers.loc[papers["topic_id"] == topic_id, "confidence"].nlargest(5).index.tolist()
+        assert most_confident(tiny, topic_id).tolist() == expected
+    moved = replace(tiny, papers=papers.assign(confidence=papers["confidence"].where(papers.index != 6)))
+    assert most_confident(moved, 0).tolist() == [1, 0]  # paper 6 (topic 0) has no confidence: left out
 
 
 def test_label_candidates_put_the_chosen_level_first_and_never_repeat_a_text(tree_build):
