@@ -43,7 +43,7 @@ class Explorer:
     levels: tuple[Level, ...]  # levels of detail, broadest first; the last is the topics themselves
     ids: np.ndarray  # per paper: its paper_id (object array: every rerun reads them, Arrow-backed text is slow to)
     titles: np.ndarray  # per paper: its title (object array)
-    table_texts: dict[str, np.ndarray]  # each of `text_columns`: the table's text per paper (object array)
+    table_values: dict[str, object]  # topic_label and each metadata column: the table's values per paper (`_table`)
     draw_order: np.ndarray  # per paper: its rank when a map draws a sample (a fixed random order; `figures`)
 
     @property
@@ -98,9 +98,19 @@ def load_explorer(path: Path) -> Explorer:
         levels=levels(build.hierarchy, topics, topic_rows),
         ids=papers["paper_id"].to_numpy(dtype=object),
         titles=papers["title"].to_numpy(dtype=object),
-        table_texts={c: np.array([value_text(v) for v in papers[c].array], dtype=object) for c in text_columns},
+        table_values={c: _table_values(papers[c], c in text_columns) for c in ["topic_label", *build.metadata_columns]},
         draw_order=np.random.default_rng(DRAW_SEED).permutation(len(papers)),
     )
+
+
+def _table_values(values: pd.Series, as_text: bool) -> object:
+    """A column as the paper table takes it, row by row: texts of `as_text` columns; repeating texts as categories
+    (sent to the browser once per distinct value: at 100,000 papers the table is half the size); else as read."""
+    if as_text:
+        return np.array([value_text(value) for value in values.array], dtype=object)
+    if pd.api.types.is_string_dtype(values) and values.nunique() * 2 <= len(values):
+        return pd.Categorical(values)
+    return values.array
 
 
 def _rounded_in_table(values: pd.Series) -> bool:

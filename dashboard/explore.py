@@ -152,21 +152,20 @@ def render_table(
     papers = explorer.papers
     table = pd.DataFrame(
         {
-            "✓": np.where(selected[rows], "✓", ""),
+            "✓": pd.Categorical.from_codes(selected[rows].astype(np.int8), categories=["", "✓"]),
             **({"score": scores} if scores is not None else {}),
             "title": explorer.titles[rows],
-            "topic": papers["topic_label"].to_numpy()[rows],
+            "topic": explorer.table_values["topic_label"][rows],
             "confidence": papers["confidence"].to_numpy()[rows],
         }
     )
     columns = {}
     for column in explorer.metadata_columns:
         name = _unclashing(column, table.columns)
+        table[name] = explorer.table_values[column][rows]
         if column in explorer.text_columns:  # ids, and decimals the table would round: every digit, as text
-            table[name] = explorer.table_texts[column][rows]
             columns[name] = st.column_config.TextColumn(column_title(column))
         else:  # whole numbers show every digit without thousands separators; decimals here have few digits
-            table[name] = papers[column].array[rows]
             columns[name] = column_title(column)
         if column in explorer.links:
             link = _unclashing(column + LINK_SUFFIX, table.columns)
