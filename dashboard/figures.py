@@ -84,7 +84,7 @@ def map_figure(
                 "y": y[rows],
                 "hovertext": hover[rows],
                 "hoverinfo": "text",
-                "name": f"Other papers ({len(rows):,})",
+                "name": f"Other papers ({n_context:,})",
                 "marker": {"color": CONTEXT_COLOUR, "size": max(size - 2, 3), "opacity": 0.6},
             }
         )

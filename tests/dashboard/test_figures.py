@@ -169,6 +169,7 @@ def test_search_context_fills_what_the_shown_papers_leave_of_the_sample(tiny):
     figure = map_figure(tiny, shown, nothing(tiny), context=context, max_drawn=5)
     grey, *topics = figure.data
     assert len(grey.x) == 3 and sum(len(t.customdata) for t in topics) == 2
+    assert grey.name == "Other papers (6)"  # the legend counts every context paper, drawn or not
     assert {k: figure.layout.meta[k] for k in ["shown", "drawn", "context", "context_drawn"]} == {
         "shown": 2, "drawn": 2, "context": 6, "context_drawn": 3
     }  # fmt: skip

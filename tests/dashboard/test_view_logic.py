@@ -10,17 +10,19 @@ from dataclasses import replace
 
 import numpy as np
 import pandas as pd
+import plotly.graph_objects as go
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from dashboard import timeline
 from dashboard.data import load_explorer
 from dashboard.explore import most_confident
 from dashboard.export import export_frame
 from dashboard.filters import ColumnFilter
 from dashboard.levels import tree_rows
 from dashboard.maplabels import label_candidates, mapview_script
-from dashboard.timeline import shares, time_column, years_of
+from dashboard.timeline import clicked_group, shares, time_column, timeline_figure, years_of
 from dashboard.viewlink import DEFAULT_RESULTS, View, decode, encode
 from pipeline.buildfolder import write_build
 from pipeline.exchange import BROADER_COLUMN, from_export, is_export
@@ -149,6 +151,17 @@ def test_a_year_or_date_column_gives_shares_per_year_that_add_up(tree_build, tmp
     assert table["papers"].sum() == 8
     dates = pd.Series(["2024-01-31", None, "2025-12-01T10:00:00Z"])
     assert np.array_equal(years_of(dates), [2024, np.nan, 2025], equal_nan=True)
+
+
+def test_the_unvalidated_timeline_is_valid_plotly_with_a_series_per_group_and_the_rest_grey(tree_build, monkeypatch):
+    explorer = load_explorer(tree_build)
+    table = shares(years_of(explorer.papers["year"]), explorer.levels[1], np.ones(8, bool))
+    monkeypatch.setattr(timeline, "MAX_SERIES", 2)
+    figure = timeline_figure(table, explorer.levels[1])
+    go.Figure(figure.to_dict())  # full validation, skipped at run time for speed
+    assert [trace.name for trace in figure.data][-1] == "Other topics" and len(figure.data) == 3
+    clicked = {"selection": {"points": [{"customdata": figure.data[0].customdata[0]}]}}
+    assert clicked_group(clicked) == table.groupby("group")["papers"].sum().idxmax()
 
 
 def test_no_time_column_no_timeline(tmp_path):
