@@ -41,9 +41,9 @@ class Explorer:
     links: dict[str, np.ndarray]  # identifier column -> per paper, the page its id opens (None: no link)
     text_columns: frozenset[str]  # metadata the table shows as text: identifiers, decimals it would round
     levels: tuple[Level, ...]  # levels of detail, broadest first; the last is the topics themselves
-    ids: np.ndarray  # per paper: its paper_id (object array: every rerun reads them, Arrow-backed text is slow to)
+    ids: np.ndarray  # per paper: its paper_id (object array, made once: every rerun reads ids, titles, table values)
     titles: np.ndarray  # per paper: its title (object array)
-    table_values: dict[str, object]  # topic_label and each metadata column: the table's values per paper (`_table`)
+    table_values: dict[str, object]  # topic_label and each metadata column: the table's values per paper
     draw_order: np.ndarray  # per paper: its rank when a map draws a sample (a fixed random order; `figures`)
 
     @property

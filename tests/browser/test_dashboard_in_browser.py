@@ -127,4 +127,21 @@ def test_a_sampled_map_says_so_and_a_box_over_it_selects_and_exports_every_paper
     page.screenshot(path=screens / "browser-sampled-map-selected.png")
     _, rows = download_csv(page)
     assert len(rows) == 38 and len({row["paper_id"] for row in rows}) == 38
+    page.get_by_role("button", name="Clear selection").click()
+    expect(status(page)).to_contain_text("· 0 selected")
+    lasso_select(page, [(0.01, 0.01), (0.99, 0.01), (0.99, 0.99), (0.01, 0.99), (0.01, 0.02)])
+    expect(status(page)).to_contain_text("Showing 38 of 38 papers · 38 selected")  # the lasso too, drawn or not
     page.context.close()
+
+
+def lasso_select(page: Page, corners: list[tuple[float, float]]) -> None:
+    """Draw a lasso through `corners` (fractions of the plot area), from the map's toolbar."""
+    page.locator("[data-testid=stPlotlyChart] .js-plotly-plot").first.hover()
+    page.locator('.modebar-btn[data-val="lasso"]').first.click()
+    area = page.locator(".nsewdrag").first.bounding_box()
+    points = [(area["x"] + area["width"] * fx, area["y"] + area["height"] * fy) for fx, fy in corners]
+    page.mouse.move(*points[0])
+    page.mouse.down()
+    for point in points[1:]:
+        page.mouse.move(*point, steps=8)
+    page.mouse.up()
