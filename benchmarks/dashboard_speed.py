@@ -6,8 +6,8 @@ Per build, `topic-explorer serve BUILD` runs on a free port and headless Chromiu
 per visit, so nothing cached) measures wall-clock seconds of
 - first paint: page.goto until the map has drawn its points and "Showing N of N papers" is shown (a map drawing a
   sample of the papers says how many it draws in its figure: that many, and the count over every paper);
-- box select: a box dragged over the top-left quarter of the whole map, from releasing the mouse until the count
-  reads "k selected" (k > 0), then until the map rings the selected papers;
+- box select: a box dragged over the middle ninth of the whole map (its densest part), from releasing the mouse
+  until the count reads "k selected" (k > 0), then until the map rings the selected papers;
 - filter change: choosing the biggest topic in the Topics filter until the count and the map show just it.
 Then Streamlit's AppTest runs dashboard/app.py in this process, without browser or network (the server's own time):
 a session's first run, and its rerun once that topic is chosen. Visit and session 1 are "cold" (the build gets
@@ -69,6 +69,7 @@ ROWS = [
     "server: first run (AppTest)",
     "server: filter rerun",
 ]
+SELECTED_COUNTS: list[int] = []  # papers each timed box selected, per build in turn
 GOAL_PAINT_RATIO, GOAL_FILTER_S, GOAL_BOX_S, GOAL_RSS_MIB, GOAL_SESSION_MIB = 1.5, 0.3, 1.5, 1024, 100
 
 
@@ -88,26 +89,30 @@ def open_page(browser, url: str, total: int):
     return page, paint
 
 
-def box_select(page) -> tuple[float, float]:
-    """Drag a box over the top-left quarter of the map: seconds from the mouse's release to the count, to the rings."""
+def box_select(page) -> tuple[float, float, int]:
+    """Drag a box over the middle ninth of the map (its densest part): seconds from the mouse's release to the count,
+    and to the rings; and how many papers were selected."""
     page.locator("[data-testid=stPlotlyChart] .js-plotly-plot").first.hover()
     page.locator('.modebar-btn[data-val="select"]').first.click()
     area = page.locator(".nsewdrag").first.bounding_box()
-    page.mouse.move(area["x"] + 2, area["y"] + 2)
+    page.mouse.move(area["x"] + area["width"] / 3, area["y"] + area["height"] / 3)
     page.mouse.down()
-    page.mouse.move(area["x"] + area["width"] * 0.5, area["y"] + area["height"] * 0.5, steps=10)
+    page.mouse.move(area["x"] + area["width"] * 2 / 3, area["y"] + area["height"] * 2 / 3, steps=10)
     start = time.perf_counter()
     page.mouse.up()
     page.wait_for_function(SELECTED, polling="raf")
     counted = time.perf_counter() - start
     page.wait_for_function(RINGED, polling="raf")
-    return counted, time.perf_counter() - start
+    ringed = time.perf_counter() - start
+    status = page.locator("[data-testid=stMarkdownContainer] p").filter(has_text="selected").first.inner_text()
+    return counted, ringed, int(re.search(r"· ([\d,]+) selected", status).group(1).replace(",", ""))
 
 
 def in_browser(browser, url: str, total: int, topic) -> tuple[float, ...]:
     """One visit in a fresh context: (first paint, box select to count, to rings, filter change) in seconds."""
     page, paint = open_page(browser, url, total)
-    counted, ringed = box_select(page)
+    counted, ringed, n_selected = box_select(page)
+    SELECTED_COUNTS.append(n_selected)
     page.get_by_role("button", name="Clear selection").click()
     page.wait_for_function(f"() => !({SELECTED})()", polling="raf")
     page.get_by_test_id("stSidebar").get_by_test_id("stMultiSelect").first.click()
@@ -164,7 +169,8 @@ def measure(build: Path, runs: int, sessions: int) -> dict:
     server_times = [in_app_test(build, total, topic) for _ in range(runs + 1)]
     columns = [*zip(*browser_times, strict=True), *zip(*server_times, strict=True)]
     name = re.sub(r"\s+", "-", build.name)
-    return {"name": name, "papers": total, "topic": topic, "times": columns, "rss": rss}
+    boxed = SELECTED_COUNTS[-(runs + 1) :]
+    return {"name": name, "papers": total, "topic": topic, "times": columns, "rss": rss, "boxed": boxed}
 
 
 def spread(times: list[float]) -> str:
@@ -209,7 +215,8 @@ def main() -> None:
           *(f"{x:.2f}" for x in load_after))  # fmt: skip
     for r in results:
         topic = r["topic"]
-        print(f"{r['name']}: {r['papers']:,} papers; filter: {topic.label} ({topic.size:,})")
+        print(f"{r['name']}: {r['papers']:,} papers; filter: {topic.label} ({topic.size:,}); "
+              f"each box selected {', '.join(f'{n:,}' for n in sorted(set(r['boxed'])))} papers")  # fmt: skip
     print(f"\n{'seconds':28}", *(f"{r['name'] + ' cold':>14} {r['name'] + ' warm':>25}" for r in results), end="")
     print("  warm ratio" if len(results) == 2 else "")
     for row, *columns in zip(ROWS, *(r["times"] for r in results), strict=True):

@@ -49,7 +49,7 @@ state, selection = session.advance_selection(
     (sidebar.filters_of(view), view.about, view.results),
     lambda event: ids_in_regions(event, x, y, explorer.ids, shown),  # every shown paper, drawn on the map or not
 )
-stored = explorer.papers["paper_id"].isin(selection).to_numpy()
+stored = explorer.mask_of(selection)
 selected = stored & shown  # selected papers hidden by the filters are neither counted nor exported
 
 page.render_header(explorer)

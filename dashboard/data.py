@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -45,6 +46,13 @@ class Explorer:
     titles: np.ndarray  # per paper: its title (object array)
     table_values: dict[str, object]  # topic_label and each metadata column: the table's values per paper
     draw_order: np.ndarray  # per paper: its rank when a map draws a sample (a fixed random order; `figures`)
+    row_of: dict[str, int]  # paper_id -> its row
+
+    def mask_of(self, paper_ids: Iterable[str]) -> np.ndarray:
+        """Which rows hold these paper_ids (ids not in the build are ignored); fast for 100,000 ids."""
+        mask = np.zeros(len(self.ids), dtype=bool)
+        mask[[self.row_of[i] for i in paper_ids if i in self.row_of]] = True
+        return mask
 
     @property
     def name(self) -> str:
@@ -100,6 +108,7 @@ def load_explorer(path: Path) -> Explorer:
         titles=papers["title"].to_numpy(dtype=object),
         table_values={c: _table_values(papers[c], c in text_columns) for c in ["topic_label", *build.metadata_columns]},
         draw_order=np.random.default_rng(DRAW_SEED).permutation(len(papers)),
+        row_of={paper_id: row for row, paper_id in enumerate(papers["paper_id"].tolist())},
     )
 
 
