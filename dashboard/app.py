@@ -9,7 +9,7 @@ import streamlit as st
 
 from dashboard import curation, data, explore, meaning, page, quality_view, reader, session, sidebar, timeline, urlstate
 from dashboard.filters import Filters, filter_mask
-from dashboard.selection import map_key, table_key
+from dashboard.selection import ids_in_regions, map_key, table_key
 from pipeline.errors import UserError
 
 st.set_page_config(layout="wide", page_title="Topic Explorer")
@@ -44,8 +44,12 @@ passing = shown_mask(str(build_path), version, sidebar.filters_of(view))
 found = meaning.render_search(str(build_path), version[0], view, passing)
 shown = passing if found is None else np.isin(np.arange(len(passing)), found.rows)
 rows = np.flatnonzero(shown) if found is None else found.rows
-state, selection = session.advance_selection((sidebar.filters_of(view), view.about, view.results))
-stored = explorer.papers["paper_id"].isin(selection).to_numpy()
+x, y = explorer.papers["x"].to_numpy(), explorer.papers["y"].to_numpy()
+state, selection = session.advance_selection(
+    (sidebar.filters_of(view), view.about, view.results),
+    lambda event: ids_in_regions(event, x, y, explorer.ids, shown),  # every shown paper, drawn on the map or not
+)
+stored = explorer.mask_of(selection)
 selected = stored & shown  # selected papers hidden by the filters are neither counted nor exported
 
 page.render_header(explorer)
@@ -64,7 +68,7 @@ with tabs[0]:
     with topics_column:
         explore.render_topics(explorer, shown)
         curation.render_curation(explorer, build_path, selected)
-session.remember_table(explorer.papers["paper_id"].to_numpy()[rows].tolist())
+session.remember_table(explorer.ids[rows].tolist())
 if len(tabs) == 3:
     with tabs[1]:
         timeline.render_timeline(explorer, shown, level)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -17,10 +18,11 @@ from dashboard.palette import topic_colours
 from dashboard.safetext import hover_html
 from pipeline.buildfolder import MANIFEST_FILE, Build, read_build
 from pipeline.edits import edits_version
-from pipeline.metadata import number_text
+from pipeline.metadata import number_text, value_text
 from pipeline.settings import default_sample_build
 
 KEYWORDS_IN_EXPORT = 10
+DRAW_SEED = 0  # the map's sample of a big build is the same in every session and rerun
 TABLE_DECIMALS = 4  # Streamlit's table rounds decimals to this many places; columns needing more are shown as text
 
 
@@ -40,6 +42,17 @@ class Explorer:
     links: dict[str, np.ndarray]  # identifier column -> per paper, the page its id opens (None: no link)
     text_columns: frozenset[str]  # metadata the table shows as text: identifiers, decimals it would round
     levels: tuple[Level, ...]  # levels of detail, broadest first; the last is the topics themselves
+    ids: np.ndarray  # per paper: its paper_id (object array, made once: every rerun reads ids, titles, table values)
+    titles: np.ndarray  # per paper: its title (object array)
+    table_values: dict[str, object]  # topic_label and each metadata column: the table's values per paper
+    draw_order: np.ndarray  # per paper: its rank when a map draws a sample (a fixed random order; `figures`)
+    row_of: dict[str, int]  # paper_id -> its row
+
+    def mask_of(self, paper_ids: Iterable[str]) -> np.ndarray:
+        """Which rows hold these paper_ids (ids not in the build are ignored); fast for 100,000 ids."""
+        mask = np.zeros(len(self.ids), dtype=bool)
+        mask[[self.row_of[i] for i in paper_ids if i in self.row_of]] = True
+        return mask
 
     @property
     def name(self) -> str:
@@ -77,6 +90,7 @@ def load_explorer(path: Path) -> Explorer:
     links = {column: np.array([paper_link(value) for value in papers[column]], dtype=object) for column in identifiers}
     topics = _topics_with_layout(build.topics, papers)
     topic_rows = {int(t): np.asarray(rows) for t, rows in papers.groupby("topic_id").indices.items()}
+    text_columns = frozenset(identifiers).union(c for c in build.metadata_columns if _rounded_in_table(papers[c]))
     return Explorer(
         build=build,
         papers=papers,
@@ -88,9 +102,24 @@ def load_explorer(path: Path) -> Explorer:
         column_filters=tuple(column_filters(papers, build.metadata_columns)),
         identifiers=identifiers,
         links={column: urls for column, urls in links.items() if any(url is not None for url in urls)},
-        text_columns=frozenset(identifiers).union(c for c in build.metadata_columns if _rounded_in_table(papers[c])),
+        text_columns=text_columns,
         levels=levels(build.hierarchy, topics, topic_rows),
+        ids=papers["paper_id"].to_numpy(dtype=object),
+        titles=papers["title"].to_numpy(dtype=object),
+        table_values={c: _table_values(papers[c], c in text_columns) for c in ["topic_label", *build.metadata_columns]},
+        draw_order=np.random.default_rng(DRAW_SEED).permutation(len(papers)),
+        row_of={paper_id: row for row, paper_id in enumerate(papers["paper_id"].tolist())},
     )
+
+
+def _table_values(values: pd.Series, as_text: bool) -> object:
+    """A column as the paper table takes it, row by row: texts of `as_text` columns; repeating texts as categories
+    (sent to the browser once per distinct value: at 100,000 papers the table is half the size); else as read."""
+    if as_text:
+        return np.array([value_text(value) for value in values.array], dtype=object)
+    if pd.api.types.is_string_dtype(values) and values.nunique() * 2 <= len(values):
+        return pd.Categorical(values)
+    return values.array
 
 
 def _rounded_in_table(values: pd.Series) -> bool:

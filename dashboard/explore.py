@@ -18,7 +18,6 @@ from dashboard.identifiers import LINK_HOST
 from dashboard.levels import tree_rows
 from dashboard.maplabels import label_candidates, mapview_script
 from dashboard.safetext import column_title
-from pipeline.metadata import value_text
 
 SELECT_HELP = (
     "Select papers by dragging a box (or, from the map's toolbar, a lasso) over the map, or by ticking table rows. "
@@ -114,8 +113,22 @@ def render_map(
         labels=label_candidates(explorer.levels, level, shown, *explorer.papers[["x", "y"]].to_numpy().T),
         view=view_name(explorer),
     )
+    meta = figure.layout.meta
+    note = sample_note(meta["drawn"] + meta["context_drawn"], meta["shown"] + meta["context"])
+    if note:
+        st.caption(note)
     st.plotly_chart(figure, key=key, on_select="rerun", selection_mode=("box", "lasso", "points"), config=PLOTLY_CONFIG)
     st.iframe(mapview_script(), height=1)  # our own script only: no text from the build goes into it
+
+
+def sample_note(drawn: int, total: int) -> str | None:
+    """What the map leaves out when it draws a sample (None when it draws every paper)."""
+    if drawn >= total:
+        return None
+    return (
+        f"Drawing {drawn:,} of {total:,} papers on the map, an even sample that keeps it quick; "
+        "narrow the filters to draw them all. Counts, box and lasso selections and downloads cover every paper."
+    )
 
 
 def view_name(explorer: Explorer) -> str:
@@ -139,22 +152,20 @@ def render_table(
     papers = explorer.papers
     table = pd.DataFrame(
         {
-            "✓": np.where(selected[rows], "✓", ""),
+            "✓": pd.Categorical.from_codes(selected[rows].astype(np.int8), categories=["", "✓"]),
             **({"score": scores} if scores is not None else {}),
-            "title": papers["title"].to_numpy()[rows],
-            "topic": papers["topic_label"].to_numpy()[rows],
+            "title": explorer.titles[rows],
+            "topic": explorer.table_values["topic_label"][rows],
             "confidence": papers["confidence"].to_numpy()[rows],
         }
     )
     columns = {}
     for column in explorer.metadata_columns:
         name = _unclashing(column, table.columns)
-        values = papers[column].array[rows]
+        table[name] = explorer.table_values[column][rows]
         if column in explorer.text_columns:  # ids, and decimals the table would round: every digit, as text
-            table[name] = [value_text(value) for value in values]
             columns[name] = st.column_config.TextColumn(column_title(column))
         else:  # whole numbers show every digit without thousands separators; decimals here have few digits
-            table[name] = values
             columns[name] = column_title(column)
         if column in explorer.links:
             link = _unclashing(column + LINK_SUFFIX, table.columns)
@@ -191,7 +202,7 @@ def _unclashing(name: str, taken: pd.Index) -> str:
 def render_topics(explorer: Explorer, shown: np.ndarray) -> None:
     """The topic tree with sizes; the chosen topic's keyword weights and most representative papers."""
     topics, papers = explorer.topics, explorer.papers
-    shown_counts = papers.loc[shown, "topic_id"].value_counts()
+    shown_counts = pd.Series(papers["topic_id"].to_numpy()[shown]).value_counts()
     tree = tree_rows(explorer.levels, shown_counts)
     st.dataframe(
         tree[["topic", "papers", "shown"]],
@@ -209,12 +220,22 @@ def render_topics(explorer: Explorer, shown: np.ndarray) -> None:
         "Topic details", options=topics["topic_id"].tolist(), format_func=labels.__getitem__, key="topic-detail"
     )
     topic = topics.loc[topics["topic_id"] == topic_id].iloc[0]
+    confidence = papers["confidence"].to_numpy()
     if len(topic["keywords"]):
         st.plotly_chart(
             keyword_figure(topic["keywords"], topic["keyword_weights"], topic["colour"]),
             key="keyword-chart",
             config={**PLOTLY_CONFIG, "displayModeBar": False},
         )
-    best = papers.loc[papers["topic_id"] == topic_id, ["title", "confidence"]].nlargest(5, "confidence")
     st.caption("Most representative papers (closest to the topic's centre)")
-    st.text("\n".join(f"• {paper.title} ({paper.confidence:.2f})" for paper in best.itertuples()))
+    best = most_confident(explorer, topic_id)
+    st.text("\n".join(f"• {explorer.titles[row]} ({confidence[row]:.2f})" for row in best))
+
+
+def most_confident(explorer: Explorer, topic_id: int, top: int = 5) -> np.ndarray:
+    """Rows of the topic's `top` papers by confidence, best first (ties in row order; no confidence: left out)."""
+    rows = explorer.topic_rows.get(topic_id, np.zeros(0, dtype=np.int64))
+    confidence = explorer.papers["confidence"].to_numpy(dtype=float)[rows]
+    known = ~np.isnan(confidence)
+    rows, confidence = rows[known], confidence[known]
+    return rows[np.argsort(-confidence, kind="stable")[:top]]

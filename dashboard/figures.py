@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import os
 
 import numpy as np
 import plotly.graph_objects as go
@@ -16,6 +17,25 @@ LEGEND_CHARS = 34  # longer labels are cut so the legend fits its fixed margin
 SELECTED_OUTLINE = "#1f2937"
 CONTEXT_COLOUR = "#d4d4d4"  # papers shown for context only: they pass the filters but not the search by meaning
 MAP_META = "topicExplorerMap"  # marks the map for its label layer (dashboard/maplabels.js)
+MAX_DRAWN = 20_000  # a map of more papers draws a sample of this many; counts, selection and export take all
+MAP_POINTS_ENV = "TOPIC_EXPLORER_MAP_POINTS"  # overrides MAX_DRAWN (a fast machine may draw more)
+
+
+def map_points() -> int:
+    """The most papers a map draws: $TOPIC_EXPLORER_MAP_POINTS when it is a whole number >= 1, else `MAX_DRAWN`."""
+    value = os.environ.get(MAP_POINTS_ENV, "").strip()
+    return int(value) if value.isdigit() and int(value) >= 1 else MAX_DRAWN
+
+
+def drawn_rows(order: np.ndarray, mask: np.ndarray, limit: int) -> np.ndarray:
+    """Rows of `mask` to draw, ascending: all of them, or the `limit` earliest in `order` (a fixed random rank).
+
+    The sample is the same on every rerun, and a narrower mask keeps the papers it drew before that pass it.
+    """
+    rows = np.flatnonzero(mask)
+    if len(rows) <= limit:
+        return rows
+    return np.sort(rows[np.argpartition(order[rows], limit)[:limit]]) if limit > 0 else rows[:0]
 
 
 def marker_size(n_points: int) -> float:
@@ -31,6 +51,7 @@ def map_figure(
     context: np.ndarray | None = None,
     labels: list[dict] | None = None,
     view: str = "map",
+    max_drawn: int | None = None,
 ) -> go.Figure:
     """One WebGL trace per topic (so the legend toggles topics), selected papers ringed.
 
@@ -38,14 +59,23 @@ def map_figure(
     customdata. `context` papers are drawn grey behind the others (and cannot be selected). `labels` are
     the topic labels the browser places without overlaps at every zoom (`dashboard.maplabels`); `view`
     names the user's view: the zoom is kept while it stays the same.
+    At most `max_drawn` papers (default: `map_points()`) are drawn, shown ones first, then context: a fixed
+    random sample of them (`drawn_rows`) when there are more. `layout.meta` says how many papers are `shown`
+    and `drawn`, and how many of the `context` are drawn (`context_drawn`). Legend counts are of every shown paper.
     """
     papers = explorer.papers
     x, y = papers["x"].to_numpy(), papers["y"].to_numpy()
-    ids, hover = papers["paper_id"].to_numpy(dtype=object), explorer.hover
-    size = marker_size(int(shown.sum()))
+    ids, hover = explorer.ids, explorer.hover
+    n_shown = int(shown.sum())
+    max_drawn = map_points() if max_drawn is None else max_drawn
+    draw = np.zeros(len(shown), dtype=bool)
+    draw[drawn_rows(explorer.draw_order, shown, max_drawn)] = True
+    size = marker_size(n_shown)
     traces = []
-    if context is not None and context.any():
-        rows = np.flatnonzero(context)
+    n_context = int(context.sum()) if context is not None else 0
+    context_rows = np.zeros(0, dtype=np.int64)
+    if n_context:
+        rows = context_rows = drawn_rows(explorer.draw_order, context, max_drawn - int(draw.sum()))
         traces.append(
             {
                 "type": "scattergl",
@@ -54,14 +84,15 @@ def map_figure(
                 "y": y[rows],
                 "hovertext": hover[rows],
                 "hoverinfo": "text",
-                "name": f"Other papers ({len(rows):,})",
+                "name": f"Other papers ({n_context:,})",
                 "marker": {"color": CONTEXT_COLOUR, "size": max(size - 2, 3), "opacity": 0.6},
             }
         )
     for topic in explorer.topics.itertuples():
         rows = explorer.topic_rows.get(topic.topic_id, np.empty(0, dtype=int))
-        rows = rows[shown[rows]]
-        if not len(rows):
+        n_topic = int(shown[rows].sum())
+        rows = rows[draw[rows]]
+        if not n_topic:
             continue
         traces.append(
             {
@@ -72,11 +103,11 @@ def map_figure(
                 "customdata": ids[rows],
                 "hovertext": hover[rows],
                 "hoverinfo": "text",
-                "name": plotly_text(f"{shorten(topic.label, LEGEND_CHARS)} ({len(rows):,})"),
+                "name": plotly_text(f"{shorten(topic.label, LEGEND_CHARS)} ({n_topic:,})"),
                 "marker": {"color": topic.colour, "size": size, "opacity": 0.85 if topic.topic_id != -1 else 0.5},
             }
         )
-    ringed = np.flatnonzero(shown & selected)
+    ringed = np.flatnonzero(draw & selected)
     if len(ringed):
         traces.append(
             {
@@ -86,10 +117,11 @@ def map_figure(
                 "y": y[ringed],
                 "customdata": ids[ringed],
                 "hoverinfo": "skip",
-                "name": f"Selected ({len(ringed):,})",
+                "name": f"Selected ({int((shown & selected).sum()):,})",
                 "marker": {"size": size + 6, "color": "rgba(0,0,0,0)", "line": {"color": SELECTED_OUTLINE, "width": 2}},
             }
         )
+    sampled = {"shown": n_shown, "drawn": int(draw.sum()), "context": n_context, "context_drawn": len(context_rows)}
     layout = {
         "height": MAP_HEIGHT,
         # A fixed legend margin keeps the plot area, and so the map, still however many topics are shown.
@@ -111,7 +143,7 @@ def map_figure(
             "yanchor": "top",
         },
         "uirevision": view,  # Plotly keeps the user's zoom and pan while this stays the same
-        "meta": {MAP_META: True, "view": view, "labels": labels or []},
+        "meta": {MAP_META: True, "view": view, "labels": labels or [], **sampled},
     }
     # Validating 20,000 points per trace costs more than building them; the structure above is fixed and tested.
     return go.Figure({"data": traces, "layout": layout}, _validate=False)

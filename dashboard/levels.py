@@ -106,6 +106,10 @@ def tree_rows(all_levels: tuple[Level, ...], shown_counts: pd.Series) -> pd.Data
     `shown_counts` holds the shown papers per topic id. Columns: `topic` (indented label), `papers`, `shown`, `depth`.
     """
     rows: list[dict] = []
+    counts = {int(t): int(n) for t, n in shown_counts.items()}
+    labels = [dict(zip(level.topics["topic_id"].tolist(), level.topics["label"], strict=True)) for level in all_levels]
+    sizes = [dict(zip(level.topics["topic_id"].tolist(), level.topics["size"].tolist(), strict=True))
+             for level in all_levels]  # fmt: skip
 
     def visit(depth: int, topic_ids: tuple[int, ...]) -> None:
         level = all_levels[depth]
@@ -113,13 +117,11 @@ def tree_rows(all_levels: tuple[Level, ...], shown_counts: pd.Series) -> pd.Data
             held = level.members[group]
             if set(held) - set(topic_ids):
                 continue
-            label = level.topics.loc[level.topics["topic_id"] == group, "label"].iloc[0]
-            size = int(level.topics.loc[level.topics["topic_id"] == group, "size"].iloc[0])
             repeat = rows and depth and rows[-1]["members"] == held  # the same group again one level down
             if not repeat:
-                rows.append({"topic": "    " * depth + ("└ " if depth else "") + str(label), "papers": size,
-                             "shown": int(shown_counts.reindex(list(held)).fillna(0).sum()), "depth": depth,
-                             "members": held})  # fmt: skip
+                rows.append({"topic": "    " * depth + ("└ " if depth else "") + str(labels[depth][group]),
+                             "papers": int(sizes[depth][group]), "shown": sum(counts.get(t, 0) for t in held),
+                             "depth": depth, "members": held})  # fmt: skip
             if depth + 1 < len(all_levels):
                 visit(depth + 1, held)
 

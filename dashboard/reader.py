@@ -37,7 +37,7 @@ def render_reader(explorer: Explorer, rows: np.ndarray, selected: np.ndarray, ma
         st.session_state.pop(READER_KEY, None)  # the paper read before is filtered away: read the first one
     if not options:
         return
-    titles = papers["title"].to_numpy()
+    titles = explorer.titles
     label = "Read a selected paper" if len(chosen_rows) else "Read a paper"
     if len(candidates) > MAX_READER_OPTIONS:
         label += f" (the first {MAX_READER_OPTIONS:,} of {len(candidates):,}; filter or select to narrow)"
@@ -64,13 +64,13 @@ def render_reader(explorer: Explorer, rows: np.ndarray, selected: np.ndarray, ma
 def _render_similar(explorer: Explorer, row: int, selected: np.ndarray, manifest_version: int) -> None:
     near, scores = meaning.similar(str(explorer.build.path), manifest_version, row, SIMILAR)
     st.caption(f"The {len(near)} most similar papers (cosine similarity of their abstracts' embeddings)")
-    papers = explorer.papers
+    topics = explorer.table_values["topic_label"]
     for rank, (other, score) in enumerate(zip(near.tolist(), scores.tolist(), strict=True)):
         text, read_button, pick = st.columns([8, 1.2, 1.4], vertical_alignment="center")
-        text.text(f"{score:.2f}  {papers['title'].iat[other]}  ({papers['topic_label'].iat[other]})")
+        text.text(f"{score:.2f}  {explorer.titles[other]}  ({topics[other]})")
         read_button.button("Read", key=f"similar-read-{rank}", on_click=read, args=(other,))
         if pick.button("Select", key=f"similar-select-{rank}", disabled=bool(selected[other])):
-            session.add_to_selection([str(papers["paper_id"].iat[other])])
+            session.add_to_selection([str(explorer.ids[other])])
             st.rerun()  # the whole page: the map rings the paper and the counts change
 
 

@@ -8,6 +8,9 @@ changes. So the page keeps its own state:
 - table rows count while their table is unchanged: they are read against the ids the table showed;
 - when the filters change (or the user clears), the table's rows are committed (or dropped) and
   `generation` is bumped, which gives both widgets new keys and so fresh, empty selections.
+
+A map of many papers draws only a sample of them, so a box or a lasso is also read as a region:
+every shown paper inside it counts, drawn or not (`ids_in_regions`).
 """
 
 from __future__ import annotations
@@ -15,6 +18,8 @@ from __future__ import annotations
 from collections.abc import Hashable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
+
+import numpy as np
 
 
 @dataclass(frozen=True)
@@ -54,6 +59,49 @@ def ids_from_table_event(event: Mapping[str, Any] | None, shown_ids: tuple[str, 
     """paper_ids of the selected table rows; positions the table no longer has are ignored."""
     rows = _selection(event).get("rows") or []
     return {shown_ids[r] for r in rows if isinstance(r, int) and 0 <= r < len(shown_ids)}
+
+
+def ids_in_regions(
+    event: Mapping[str, Any] | None, x: np.ndarray, y: np.ndarray, ids: np.ndarray, candidates: np.ndarray
+) -> set[str]:
+    """paper_ids of the `candidates` (a mask over every paper) inside the event's boxes and lassos.
+
+    `x`, `y` and `ids` hold every paper's map position and paper_id; a region without usable numbers is ignored.
+    """
+    selection = _selection(event)
+    inside = np.zeros(len(x), dtype=bool)
+    for box in selection.get("box") or []:
+        xs, ys = _numbers(box, "x"), _numbers(box, "y")
+        if len(xs) == 2 and len(ys) == 2:
+            inside |= (x >= xs.min()) & (x <= xs.max()) & (y >= ys.min()) & (y <= ys.max())
+    for lasso in selection.get("lasso") or []:
+        xs, ys = _numbers(lasso, "x"), _numbers(lasso, "y")
+        if len(xs) >= 3 and len(xs) == len(ys):
+            inside |= in_polygon(x, y, xs, ys)
+    return set(ids[inside & candidates].tolist())
+
+
+def in_polygon(x: np.ndarray, y: np.ndarray, xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
+    """Which points (`x`, `y`) lie inside the closed polygon with vertices (`xs`, `ys`) (even-odd rule)."""
+    inside = np.zeros(len(x), dtype=bool)
+    near = np.flatnonzero((x >= xs.min()) & (x <= xs.max()) & (y >= ys.min()) & (y <= ys.max()))
+    px, py = x[near].astype(float), y[near].astype(float)
+    crossings = np.zeros(len(near), dtype=bool)
+    for x1, y1, x2, y2 in zip(xs, ys, np.roll(xs, -1), np.roll(ys, -1), strict=True):
+        if y1 == y2:
+            continue
+        straddles = (y1 > py) != (y2 > py)
+        crossings ^= straddles & (px < x1 + (py - y1) * (x2 - x1) / (y2 - y1))
+    inside[near] = crossings
+    return inside
+
+
+def _numbers(region: object, axis: str) -> np.ndarray:
+    values = region.get(axis) if isinstance(region, Mapping) else None
+    if not isinstance(values, list | tuple) or not all(isinstance(v, int | float) for v in values):
+        return np.zeros(0)
+    numbers = np.asarray(values, dtype=float)
+    return numbers if np.isfinite(numbers).all() else np.zeros(0)
 
 
 def _selection(event: Mapping[str, Any] | None) -> Mapping[str, Any]:

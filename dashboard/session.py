@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable, Mapping
 
 import streamlit as st
 
@@ -26,14 +26,21 @@ def current_state() -> SelectionState:
     return st.session_state.get(STATE_KEY) or SelectionState()
 
 
-def advance_selection(filters: Hashable) -> tuple[SelectionState, frozenset[str]]:
+def advance_selection(
+    filters: Hashable, in_regions: Callable[[Mapping | None], set[str]] | None = None
+) -> tuple[SelectionState, frozenset[str]]:
     """Fold the map's and table's latest selections in, before the widgets are drawn again.
 
     Reading them through session state, before the widgets render, matters: the map's figure shows
     the selection, so the figure changes and Plotly's own selection is dropped once it is redrawn.
+    `in_regions` gives the papers inside the map's boxes and lassos, drawn or not; it is asked only while
+    the filters are those the map was drawn with (a box drawn before a filter change keeps what it held).
     """
     state = current_state()
-    map_ids = ids_from_map_event(st.session_state.get(map_key(state.generation)))
+    event = st.session_state.get(map_key(state.generation))
+    map_ids = ids_from_map_event(event)
+    if in_regions is not None and event is not None and filters == state.filters:
+        map_ids |= in_regions(event)
     table_ids = ids_from_table_event(st.session_state.get(table_key(state.generation)), state.shown_ids)
     state, selection = advance(state, map_ids, table_ids, filters)
     st.session_state[STATE_KEY] = state

@@ -70,25 +70,25 @@ def timeline_figure(table: pd.DataFrame, level: Level) -> go.Figure:
     for key in series:
         part = table[table["group"] == key]
         traces.append(
-            go.Bar(
-                x=part["year"].tolist(),  # a few dozen numbers: plain lists read anywhere
-                y=part["share"].tolist(),
-                name=plotly_text(shorten(str(info.loc[key, "label"]), 40)),
-                marker={"color": info.loc[key, "colour"]},
-                customdata=np.column_stack([part["group"], part["papers"]]).tolist(),
-                hovertemplate="<b>%{fullData.name}</b><br>%{x}: %{y:.0%} of the shown papers (%{customdata[1]:,})"
+            {
+                "type": "bar",
+                "x": part["year"].tolist(),  # a few dozen numbers: plain lists read anywhere
+                "y": part["share"].tolist(),
+                "name": plotly_text(shorten(str(info.loc[key, "label"]), 40)),
+                "marker": {"color": info.loc[key, "colour"]},
+                "customdata": np.column_stack([part["group"], part["papers"]]).tolist(),
+                "hovertemplate": "<b>%{fullData.name}</b><br>%{x}: %{y:.0%} of the shown papers (%{customdata[1]:,})"
                 "<extra></extra>",
-            )
+            }
         )
     rest = table[~table["group"].isin(series)].groupby("year", as_index=False)[["papers", "share"]].sum()
     if len(rest):
         traces.append(
-            go.Bar(
-                x=rest["year"].tolist(), y=rest["share"].tolist(), name="Other topics", marker={"color": OTHER_COLOUR},
-                hovertemplate="Other topics<br>%{x}: %{y:.0%}<extra></extra>",
-            )
+            {"type": "bar", "x": rest["year"].tolist(), "y": rest["share"].tolist(), "name": "Other topics",
+             "marker": {"color": OTHER_COLOUR}, "hovertemplate": "Other topics<br>%{x}: %{y:.0%}<extra></extra>"}
         )  # fmt: skip
-    figure = go.Figure(traces)
+    # Validating the traces costs more than building them at 100,000 papers; the structure above is fixed and tested.
+    figure = go.Figure({"data": traces}, _validate=False)
     figure.update_layout(
         barmode="stack",
         height=460,

@@ -45,13 +45,28 @@ def running_server(
     `cli`, `cwd` and `env` say which copy of the command runs, and from where (an installed one, say).
     The server runs in a session of its own, so the Streamlit process that `serve` becomes is stopped with it.
     """
+    with serving(build, log, timeout, cli=cli, cwd=cwd, env=env) as (url, _):
+        yield url
+
+
+@contextmanager
+def serving(
+    build: Path,
+    log: IO[str],
+    timeout: float = 120,
+    *,
+    cli: tuple[str, ...] = CLONE_CLI,
+    cwd: Path = ROOT,
+    env: dict[str, str] | None = None,
+) -> Iterator[tuple[str, int]]:
+    """As `running_server`, yielding the URL and the server's process id (`serve` becomes the Streamlit process)."""
     port = free_port()
     command = [*cli, "serve", str(build), "--port", str(port), "--host", "127.0.0.1"]
     process = subprocess.Popen(command, cwd=cwd, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     url = f"http://127.0.0.1:{port}"
     try:
         wait_until_healthy(url, process, timeout)
-        yield url
+        yield url, process.pid
     finally:
         os.killpg(process.pid, signal.SIGTERM)
         try:

@@ -4,11 +4,16 @@ from __future__ import annotations
 
 import csv
 import io
+import os
 import re
 from pathlib import Path
 
 import pytest
 from playwright.sync_api import Page, expect
+
+from dashboard.figures import MAP_POINTS_ENV
+from tests.browser.conftest import _open
+from tests.browser.harness import running_server
 
 pytestmark = pytest.mark.browser
 
@@ -98,3 +103,45 @@ def test_box_selecting_on_the_map_selects_and_exports_those_papers(page: Page, s
     page.get_by_role("button", name="Clear selection").click()
     expect(status(page)).to_contain_text("· 0 selected")
     expect(download_button(page)).to_have_text("Download all 38 shown papers (CSV)")
+
+
+@pytest.fixture(scope="module")
+def sampled_server(sample_build, tmp_path_factory) -> str:
+    """The sample served with a map that draws at most 10 of its 38 papers, as a big build's map draws a sample."""
+    env = {**os.environ, MAP_POINTS_ENV: "10"}
+    log_path = tmp_path_factory.mktemp("server") / "serve.log"
+    with log_path.open("w") as log, running_server(sample_build, log, env=env) as url:
+        yield url
+
+
+def test_a_sampled_map_says_so_and_a_box_over_it_selects_and_exports_every_paper_inside(
+    browser, sampled_server, screens: Path
+):
+    page = _open(browser, sampled_server)
+    expect(page.get_by_text("Drawing 10 of 38 papers on the map")).to_be_visible()
+    assert page.evaluate(MAP_POINTS) == 10
+    box_select(page, right=0.995, bottom=0.995)  # the whole map: 10 papers drawn under it, 38 inside it
+    expect(status(page)).to_contain_text("Showing 38 of 38 papers · 38 selected")
+    expect(download_button(page)).to_have_text("Download 38 selected papers (CSV)")
+    page.wait_for_timeout(1000)  # let the ringed markers draw before the screenshot
+    page.screenshot(path=screens / "browser-sampled-map-selected.png")
+    _, rows = download_csv(page)
+    assert len(rows) == 38 and len({row["paper_id"] for row in rows}) == 38
+    page.get_by_role("button", name="Clear selection").click()
+    expect(status(page)).to_contain_text("· 0 selected")
+    lasso_select(page, [(0.01, 0.01), (0.99, 0.01), (0.99, 0.99), (0.01, 0.99), (0.01, 0.02)])
+    expect(status(page)).to_contain_text("Showing 38 of 38 papers · 38 selected")  # the lasso too, drawn or not
+    page.context.close()
+
+
+def lasso_select(page: Page, corners: list[tuple[float, float]]) -> None:
+    """Draw a lasso through `corners` (fractions of the plot area), from the map's toolbar."""
+    page.locator("[data-testid=stPlotlyChart] .js-plotly-plot").first.hover()
+    page.locator('.modebar-btn[data-val="lasso"]').first.click()
+    area = page.locator(".nsewdrag").first.bounding_box()
+    points = [(area["x"] + area["width"] * fx, area["y"] + area["height"] * fy) for fx, fy in corners]
+    page.mouse.move(*points[0])
+    page.mouse.down()
+    for point in points[1:]:
+        page.mouse.move(*point, steps=8)
+    page.mouse.up()

@@ -65,3 +65,9 @@ def test_a_topic_missing_from_the_topic_table_still_gets_a_row(tiny_build, tmp_p
     assert explorer.topics["topic_id"].tolist() == [0, 1, 2]
     assert explorer.topics.loc[2, "label"] == "Topic 2" and explorer.topics.loc[2, "size"] == 2
     assert pd.isna(explorer.topics.loc[2, "coherence"])
+
+
+def test_the_rows_of_a_selection_are_found_by_paper_id_and_unknown_ids_ignored(tiny):
+    chosen = {"p000000000001", "p000000000007", "not-a-paper"}
+    assert np.array_equal(tiny.mask_of(chosen), tiny.papers["paper_id"].isin(chosen).to_numpy())
+    assert tiny.mask_of(chosen).sum() == 2 and not tiny.mask_of([]).any()

@@ -7,7 +7,7 @@ import plotly.graph_objects as go
 import plotly.io
 import pytest
 
-from dashboard.figures import keyword_figure, map_figure
+from dashboard.figures import MAP_POINTS_ENV, MAX_DRAWN, drawn_rows, keyword_figure, map_figure, map_points
 from dashboard.palette import CALM_10, OUTLIER_COLOUR, spread_colours, topic_colours
 from dashboard.safetext import column_title, escape_markdown, hover_html, preview
 
@@ -133,3 +133,51 @@ def test_column_titles_read_like_words_and_keep_deliberate_capitals():
     assert column_title("DOI") == "DOI" and column_title("arXiv-id") == "arXiv id"
     assert column_title("arxiv_id") == "arXiv ID" and column_title("doi") == "DOI"
     assert column_title("pdf_url") == "Pdf URL"
+
+
+def test_a_big_map_draws_a_fixed_sample_and_says_how_many_of_how_many(tiny):
+    figure = map_figure(tiny, everything(tiny), nothing(tiny), max_drawn=3)
+    drawn = [i for trace in figure.data for i in trace.customdata]
+    assert len(drawn) == 3 and set(drawn) <= set(tiny.papers["paper_id"])
+    assert figure.layout.meta["shown"] == 8 and figure.layout.meta["drawn"] == 3
+    assert [trace.name for trace in figure.data] == ["Federated, privacy (3)", "Graphs (3)", "Rewards (2)"]
+    again = map_figure(tiny, everything(tiny), nothing(tiny), max_drawn=3)
+    assert [i for trace in again.data for i in trace.customdata] == drawn  # the same sample on every rerun
+
+
+def test_the_sample_keeps_its_papers_when_the_filters_narrow(tiny):
+    order = np.random.default_rng(3).permutation(1000)
+    wide = np.random.default_rng(4).random(1000) < 0.8
+    narrow = wide & (np.random.default_rng(5).random(1000) < 0.5)
+    drawn_wide = drawn_rows(order, wide, 100)
+    drawn_narrow = drawn_rows(order, narrow, 100)
+    assert len(drawn_wide) == len(drawn_narrow) == 100
+    assert set(drawn_wide[narrow[drawn_wide]]) <= set(drawn_narrow)
+    assert np.array_equal(drawn_rows(order, narrow, 10_000), np.flatnonzero(narrow))  # under the limit: all
+
+
+def test_a_sampled_map_rings_only_drawn_papers_but_counts_every_selected_one(tiny):
+    figure = map_figure(tiny, everything(tiny), everything(tiny), max_drawn=3)
+    ring = figure.data[-1]
+    assert ring.name == "Selected (8)" and len(ring.customdata) == 3
+
+
+def test_search_context_fills_what_the_shown_papers_leave_of_the_sample(tiny):
+    shown, context = nothing(tiny), everything(tiny)
+    shown[[0, 1]] = True
+    context[[0, 1]] = False
+    figure = map_figure(tiny, shown, nothing(tiny), context=context, max_drawn=5)
+    grey, *topics = figure.data
+    assert len(grey.x) == 3 and sum(len(t.customdata) for t in topics) == 2
+    assert grey.name == "Other papers (6)"  # the legend counts every context paper, drawn or not
+    assert {k: figure.layout.meta[k] for k in ["shown", "drawn", "context", "context_drawn"]} == {
+        "shown": 2, "drawn": 2, "context": 6, "context_drawn": 3
+    }  # fmt: skip
+
+
+def test_the_map_point_limit_comes_from_the_environment_when_it_is_a_whole_number(monkeypatch):
+    monkeypatch.setenv(MAP_POINTS_ENV, "1234")
+    assert map_points() == 1234
+    for bad in ["0", "-5", "lots", "2.5", ""]:
+        monkeypatch.setenv(MAP_POINTS_ENV, bad)
+        assert map_points() == MAX_DRAWN

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from dashboard.filters import Filters
 from dashboard.selection import (
     SelectionState,
@@ -9,6 +11,8 @@ from dashboard.selection import (
     cleared,
     ids_from_map_event,
     ids_from_table_event,
+    ids_in_regions,
+    in_polygon,
     map_key,
     shown,
     table_key,
@@ -80,3 +84,45 @@ def test_clearing_forgets_everything_and_resets_the_widgets():
 
 def test_shown_ids_are_remembered_in_table_order():
     assert shown(SelectionState(), ["d", "a"]).shown_ids == ("d", "a")
+
+
+X = np.array([0.0, 1.0, 2.0, 3.0, 1.5])
+Y = np.array([0.0, 1.0, 2.0, 3.0, 0.2])
+IDS = np.array(["a", "b", "c", "d", "e"], dtype=object)
+EVERY = np.ones(5, dtype=bool)
+
+
+def region_event(box: list | None = None, lasso: list | None = None) -> dict:
+    return {"selection": {"points": [], "point_indices": [], "box": box or [], "lasso": lasso or []}}
+
+
+def test_a_box_holds_every_paper_inside_it_drawn_or_not():
+    event = region_event(box=[{"xref": "x", "yref": "y", "x": [2.5, 0.5], "y": [0.5, 2.5]}])  # corners either way
+    assert ids_in_regions(event, X, Y, IDS, EVERY) == {"b", "c"}
+
+
+def test_only_candidate_papers_count_and_boxes_add_up():
+    boxes = [{"x": [-1, 0.5], "y": [-1, 0.5]}, {"x": [2.5, 3.5], "y": [2.5, 3.5]}]
+    assert ids_in_regions(region_event(box=boxes), X, Y, IDS, EVERY) == {"a", "d"}
+    assert ids_in_regions(region_event(box=boxes), X, Y, IDS, np.array([0, 0, 0, 1, 1], dtype=bool)) == {"d"}
+
+
+def test_a_lasso_holds_the_papers_inside_its_polygon():
+    triangle = {"x": [-1, 4, -1], "y": [-1.5, 3.5, 3.5]}  # above the line y = x - 0.5
+    assert ids_in_regions(region_event(lasso=[triangle]), X, Y, IDS, EVERY) == {"a", "b", "c", "d"}
+    below = {"x": [0.5, 2.5, 2.5], "y": [0.0, 0.0, 1.0]}
+    assert ids_in_regions(region_event(lasso=[below]), X, Y, IDS, EVERY) == {"e"}
+
+
+def test_regions_without_usable_numbers_hold_nothing():
+    for event in [None, {}, region_event(box=[{"x": [1], "y": [0, 1]}]), region_event(box=[{"x": ["a", 1]}]),
+                  region_event(box=[{"x": [0, float("nan")], "y": [0, 1]}]), region_event(lasso=[{"x": [0, 1]}]),
+                  {"selection": {"box": "nonsense", "lasso": [None, 3]}}]:  # fmt: skip
+        assert ids_in_regions(event, X, Y, IDS, EVERY) == set()
+
+
+def test_the_polygon_test_agrees_with_a_square():
+    rng = np.random.default_rng(0)
+    x, y = rng.uniform(-1, 2, 2000), rng.uniform(-1, 2, 2000)
+    inside = in_polygon(x, y, np.array([0.0, 1.0, 1.0, 0.0]), np.array([0.0, 0.0, 1.0, 1.0]))
+    assert np.array_equal(inside, (x > 0) & (x < 1) & (y > 0) & (y < 1))

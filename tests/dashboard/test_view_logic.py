@@ -6,19 +6,23 @@ from __future__ import annotations
 import itertools
 import subprocess
 import sys
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
+import plotly.graph_objects as go
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from dashboard import timeline
 from dashboard.data import load_explorer
+from dashboard.explore import most_confident
 from dashboard.export import export_frame
 from dashboard.filters import ColumnFilter
 from dashboard.levels import tree_rows
 from dashboard.maplabels import label_candidates, mapview_script
-from dashboard.timeline import shares, time_column, years_of
+from dashboard.timeline import clicked_group, shares, time_column, timeline_figure, years_of
 from dashboard.viewlink import DEFAULT_RESULTS, View, decode, encode
 from pipeline.buildfolder import write_build
 from pipeline.exchange import BROADER_COLUMN, from_export, is_export
@@ -60,6 +64,17 @@ def test_the_tree_lists_themes_then_their_topics(tree_build):
     rows = tree_rows(explorer.levels, explorer.papers["topic_id"].value_counts())
     assert rows["topic"].tolist() == ["Rewards", "Broad theme", "    └ Federated, privacy", "    └ Graphs"]
     assert rows["papers"].tolist() == [2, 6, 3, 3]
+    shown = explorer.papers["topic_id"][[0, 2, 4, 5]].value_counts()  # one paper of topics 0 and 1, two of topic 2
+    assert tree_rows(explorer.levels, shown)["shown"].tolist() == [2, 2, 1, 1]
+
+
+def test_a_topics_most_representative_papers_are_its_most_confident_without_the_unknown(tiny):
+    papers = tiny.papers
+    for topic_id in papers["topic_id"].unique():
+        expected = papers.loc[papers["topic_id"] == topic_id, "confidence"].nlargest(5).index.tolist()
+        assert most_confident(tiny, topic_id).tolist() == expected
+    moved = replace(tiny, papers=papers.assign(confidence=papers["confidence"].where(papers.index != 6)))
+    assert most_confident(moved, 0).tolist() == [1, 0]  # paper 6 (topic 0) has no confidence: left out
 
 
 def test_label_candidates_put_the_chosen_level_first_and_never_repeat_a_text(tree_build):
@@ -136,6 +151,17 @@ def test_a_year_or_date_column_gives_shares_per_year_that_add_up(tree_build, tmp
     assert table["papers"].sum() == 8
     dates = pd.Series(["2024-01-31", None, "2025-12-01T10:00:00Z"])
     assert np.array_equal(years_of(dates), [2024, np.nan, 2025], equal_nan=True)
+
+
+def test_the_unvalidated_timeline_is_valid_plotly_with_a_series_per_group_and_the_rest_grey(tree_build, monkeypatch):
+    explorer = load_explorer(tree_build)
+    table = shares(years_of(explorer.papers["year"]), explorer.levels[1], np.ones(8, bool))
+    monkeypatch.setattr(timeline, "MAX_SERIES", 2)
+    figure = timeline_figure(table, explorer.levels[1])
+    go.Figure(figure.to_dict())  # full validation, skipped at run time for speed
+    assert [trace.name for trace in figure.data][-1] == "Other topics" and len(figure.data) == 3
+    clicked = {"selection": {"points": [{"customdata": figure.data[0].customdata[0]}]}}
+    assert clicked_group(clicked) == table.groupby("group")["papers"].sum().idxmax()
 
 
 def test_no_time_column_no_timeline(tmp_path):
