@@ -61,11 +61,11 @@ class MiniLMEmbedder:
     model_name = "all-MiniLM-L6-v2"
     fits_corpus = False
 
-    def __init__(self, *, window: int = 128, max_windows: int = 16, batch_size: int = 64, device: str = "auto"):
+    def __init__(self, *, window: int = 128, max_windows: int = 16, batch_size: int = 16, device: str = "auto"):
         self.window = window
         self.max_windows = max_windows  # texts beyond window * max_windows tokens are cut there
-        # Windows per forward pass. 64 costs 3% more CPU than 16 but shares the cores far better when
-        # other work runs too (on a busy machine 0.53x the wall time): benchmarks/embed_speed.py.
+        # Windows per forward pass. On a quiet machine 16 is fastest (0.91x stock's wall time, 64: 1.04x);
+        # on one busy with other work 64 shares the cores better (0.58x against 1.08x): embed_speed.py.
         self.batch_size = batch_size
         self.device = device  # as asked for; `resolve_device` picks the real one when the model loads
         self.name = f"{self.model_name}/windows{window}x{max_windows}"
