@@ -12,21 +12,17 @@ A build is a folder holding
 A paper's topic label lives once, in `topics.parquet`; `read_build` adds it to the papers it
 returns (`PAPER_COLUMNS`). Version-1 builds (labels stored per paper, no model) still read.
 
-The writer and the reader both live here, so they cannot drift apart. This module
+The writer and the reader both live here, so they cannot drift apart; the writer puts a finished
+build in place with `pipeline.folderswap`. This module
 imports only pandas, pyarrow and numpy: the dashboard reads builds without loading
 the modelling stack.
 """
 
 from __future__ import annotations
 
-import ctypes
-import errno
 import json
-import os
 import shutil
-import sys
 import tempfile
-import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -35,6 +31,7 @@ import pandas as pd
 
 from pipeline.edits import apply_edits, read_edits
 from pipeline.errors import UserError
+from pipeline.folderswap import replace_folder
 from pipeline.topicmodel import TopicModel
 
 SCHEMA_VERSION = 2
@@ -324,18 +321,7 @@ class BuildWriter:
         (self.staging / MANIFEST_FILE).write_text(
             json.dumps({"schema_version": SCHEMA_VERSION, **manifest}, indent=2, default=str), encoding="utf-8"
         )
-        previous = None
-        try:
-            if self.out.exists():
-                previous = _swap(self.staging, self.out)
-            else:
-                self.staging.rename(self.out)
-        except BaseException:
-            if previous is not None and not self.out.exists():
-                previous.rename(self.out)
-            raise
-        if previous is not None:
-            shutil.rmtree(previous, ignore_errors=True)
+        replace_folder(self.staging, self.out)
         return self.out
 
     def _close_files(self) -> None:
@@ -388,37 +374,6 @@ def _write_model(folder: Path, model: ModelParts) -> None:
     model.terms.to_parquet(folder / "terms.parquet", index=False)
     if model.embedder_state is not None:
         np.savez(folder / "embedder.npz", **model.embedder_state)
-
-
-def _swap(staging: Path, out: Path) -> Path:
-    """Put `staging` at `out`; returns where the previous build went.
-
-    On Linux one atomic rename exchanges the two folders, so a reader (or a kill -9) never finds `out`
-    missing; elsewhere the previous build is moved aside first, leaving a moment without one.
-    """
-    if _exchange(staging, out):
-        return staging
-    previous = out.with_name(f".{out.name}.previous-{uuid.uuid4().hex[:8]}")
-    out.rename(previous)
-    staging.rename(out)
-    return previous
-
-
-def _exchange(a: Path, b: Path) -> bool:
-    """renameat2(RENAME_EXCHANGE): swap two paths in one step. False where the system or file system lacks it."""
-    if sys.platform != "linux":
-        return False
-    libc = ctypes.CDLL(None, use_errno=True)
-    renameat2 = getattr(libc, "renameat2", None)
-    if renameat2 is None:
-        return False
-    at_cwd, rename_exchange = -100, 2
-    if renameat2(at_cwd, os.fsencode(a), at_cwd, os.fsencode(b), rename_exchange) == 0:
-        return True
-    error = ctypes.get_errno()
-    if error in (errno.EINVAL, errno.ENOSYS, errno.ENOTSUP):
-        return False
-    raise OSError(error, os.strerror(error), str(b))
 
 
 def _check_papers(papers: pd.DataFrame, vectors: np.ndarray, seen: set[str]) -> None:
