@@ -30,7 +30,7 @@ def build_summary(result: BuildResult) -> str:
     lines.append("  topics:")
     for row in table.head(MAX_TOPICS_LISTED).itertuples():
         named = "  (named)" if row.named else ""
-        lines.append(f"    {row.topic_id:>3}  {row.size:>5} papers  {row.label}{named}")
+        lines.append(f"    {row.topic_id:>3}  {row.size:>5} {_papers(row.size)}  {row.label}{named}")
     if len(table) > MAX_TOPICS_LISTED:
         lines.append(f"    ... and {len(table) - MAX_TOPICS_LISTED} more")
     if result.unmatched_names:
@@ -57,7 +57,7 @@ def add_summary(result: AddResult) -> str:
     if len(grown):
         lines.append("  topics that grew:")
         for row in grown.head(MAX_TOPICS_LISTED).itertuples():
-            lines.append(f"    {row.topic_id:>3}  +{row.added:<5} now {row.size:>6} papers  {row.label}")
+            lines.append(f"    {row.topic_id:>3}  +{row.added:<5} now {row.size:>6} {_papers(row.size)}  {row.label}")
     if result.rebuild_suggested:
         lines.append(
             f"  {result.poorly_fitting_since_build:,} papers added since the build fit no topic well: "
@@ -75,7 +75,7 @@ def quality_table(path: Path, quality: Quality) -> str:
         f"  topics                {quality.n_topics}",
         f"  coherence (NPMI)      {quality.coherence:.3f}   mean over topics; -1 to 1, higher is better",
         f"  diversity             {quality.diversity:.3f}   distinct share of top-25 keywords; 1 = no repeats",
-        f"  outlier share         {quality.outlier_share:.3f}   papers the clustering left out",
+        f"  outlier share         {quality.outlier_share:.3f}   papers that fit no topic well (flagged was_outlier)",
         f"  topic sizes           smallest {sizes['smallest']}, median {sizes['median']:g}, "
         f"largest {sizes['largest']} ({sizes['largest_share']:.0%} of papers)",
     ]
@@ -90,3 +90,8 @@ def quality_table(path: Path, quality: Quality) -> str:
     for row in quality.per_topic.sort_values("coherence").itertuples():
         lines.append(f"  {row.topic_id:>5}  {row.size:>5}  {row.coherence:>6.3f}  {row.label}")
     return "\n".join(lines)
+
+
+def _papers(n: int) -> str:
+    """'papers', or 'paper ' (same width, so the labels stay in line) for one."""
+    return "paper " if n == 1 else "papers"

@@ -119,3 +119,12 @@ def test_an_error_quoting_a_line_break_still_prints_one_line(capsys, tmp_path):
     (tmp_path / "odd.csv").write_text('"col\nwith a break",other\nx,y\n', encoding="utf-8")
     code, _, err = run(capsys, "build", tmp_path / "odd.csv", "--out", tmp_path / "b", "--embedder", "tfidf")
     assert code == 2 and err.count("\n") == 1 and "col with a break" in err
+
+
+def test_the_summary_says_paper_for_a_topic_of_one_and_keeps_labels_in_line():
+    from pipeline.summary import _papers
+
+    assert _papers(1) == "paper "
+    assert _papers(2) == "papers"
+    assert _papers(0) == "papers"
+    assert len({len(_papers(n)) for n in (0, 1, 5)}) == 1
