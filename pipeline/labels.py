@@ -52,6 +52,12 @@ VAGUE_MODIFIERS = frozenset(
 ADJECTIVES = frozenset(
     "sparse dense linear nonlinear sequential visual causal temporal spatial noisy like based using via".split()
 )
+# Verbs abstracts use after a subject; their -s reads like a plural noun ("meta learning utilizes").
+VERBS = frozenset(
+    "utilizes utilises leverages enables improves achieves requires allows outperforms proposes introduces "
+    "yields reduces exhibits remains performs captures generalizes generalises demonstrates employs exploits "
+    "incorporates suffers fails struggles relies".split()
+)
 _ADJECTIVE_ENDINGS = ("ical", "ive", "ous", "ful", "able", "ible", "ised", "ized", "ated")
 _NORMAL = re.compile(r"[\s-]+")
 
@@ -124,7 +130,7 @@ def is_name(term: str, modifiers: frozenset[str]) -> bool:
     head = words[-1].lower().rsplit("-", 1)[-1]  # "self-supervised" is headed by "supervised"
     if _is_acronym(words[-1]):
         return True
-    if head in VAGUE_MODIFIERS or head in modifiers or head in ADJECTIVES or _adjective_ending(head):
+    if head in VAGUE_MODIFIERS | VERBS or head in modifiers or head in ADJECTIVES or _adjective_ending(head):
         return False
     if head in GENERIC_NOUNS:
         qualifiers = [w.lower() for w in words[:-1]]

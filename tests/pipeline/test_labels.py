@@ -28,6 +28,7 @@ def _weighted(*terms: str) -> list[tuple[str, float]]:
         ("self-supervised", False),
         ("learning", False),  # a generic noun alone
         ("efficient models", False),  # a generic noun with a vague modifier
+        ("meta learning utilizes", False),  # a verb after its subject
         ("reinforcement learning", True),
         ("large language models", True),
         ("regret bounds", True),
