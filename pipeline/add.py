@@ -20,7 +20,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from pipeline.batches import BATCH_ROWS, NOT_FIXED, Batch, BatchResult, Fitted, apply_batch
+from pipeline.batches import NOT_FIXED, Batch, BatchResult, Fitted
+from pipeline.batchrun import apply_all
 from pipeline.buildfolder import STORED_PAPER_COLUMNS, Build, BuildWriter, ModelParts, read_build, read_model
 from pipeline.describe import OUTLIER_LABEL, topic_keywords
 from pipeline.embed import Embedder, embedder_for
@@ -29,7 +30,7 @@ from pipeline.engine import Engine, InProcess
 from pipeline.ingest import load_corpus
 from pipeline.metadata import ColumnSummary, as_type, merged_type, summarise
 from pipeline.quality import Quality, assess
-from pipeline.settings import default_cache_dir
+from pipeline.settings import BuildSettings, default_cache_dir
 from pipeline.terms import TermCounts
 from pipeline.timing import StageTimer
 from pipeline.topicmodel import MapLayout
@@ -67,9 +68,13 @@ def add_papers(
     embedder: Embedder | None = None,
     cache_dir: Path | None = None,
     device: str = "auto",
+    batch_size: int = BuildSettings.batch_size,
     progress: bool = False,
 ) -> AddResult:
-    """Add the papers in `inputs` to the build at `build_path` and write it again as a new version."""
+    """Add the papers in `inputs` to the build at `build_path` and write it again as a new version.
+
+    `batch_size` papers go to the embedder (and to a Dask task) at a time; it changes no result.
+    """
     engine = engine or InProcess()
     timer = StageTimer()
     build = read_build(build_path, with_edits=False)  # the edits stay an overlay, kept in KEPT_FILES
@@ -86,7 +91,7 @@ def add_papers(
     stats = CacheStats()
     fitted = _fitted(build, parts, embedder, keep_outliers=bool(settings.get("keep_outliers")))
     with timer.stage("assign"):
-        results = list(_apply(new, fitted, cache, engine, stats, progress))
+        results = list(_apply(new, fitted, cache, engine, stats, batch_size=batch_size, progress=progress))
     old_counts = TermCounts.from_frame(parts.terms, build.topics.set_index("topic_id")["size"])
     counts = sum((r.terms for r in results), start=old_counts) if results else old_counts
     new_topic = np.concatenate([r.topic_id for r in results]) if results else np.zeros(0, dtype=np.int64)
@@ -147,29 +152,35 @@ def _fitted(build: Build, parts: ModelParts, embedder: Embedder, *, keep_outlier
 
 
 def _apply(
-    new: pd.DataFrame, fitted: Fitted, cache: EmbeddingCache, engine: Engine, stats: CacheStats, progress: bool
+    new: pd.DataFrame,
+    fitted: Fitted,
+    cache: EmbeddingCache,
+    engine: Engine,
+    stats: CacheStats,
+    *,
+    batch_size: int,
+    progress: bool,
 ) -> Iterator[BatchResult]:
     from tqdm.auto import tqdm
 
     dimensions = fitted.layout.vectors.shape[1]
 
-    def batches():
-        for start in range(0, len(new), BATCH_ROWS):
-            texts = new["abstract"].iloc[start : start + BATCH_ROWS].tolist()
-            vectors = np.full((len(texts), dimensions), np.nan, dtype=np.float32)
-            cache.fill(texts, vectors, np.arange(len(texts)))
-            n = len(texts)
-            titles = new["title"].iloc[start : start + BATCH_ROWS].tolist()
-            yield Batch(texts, titles, vectors, np.full(n, NOT_FIXED), np.full((n, 2), np.nan, dtype=np.float32))
+    def batches() -> Iterator[Batch]:
+        for start in range(0, len(new), batch_size):
+            rows = new.iloc[start : start + batch_size]
+            n = len(rows)
+            yield Batch(
+                start=start,
+                abstracts=rows["abstract"].tolist(),
+                titles=rows["title"].tolist(),
+                vectors=np.full((n, dimensions), np.nan, dtype=np.float32),
+                fixed_topic=np.full(n, NOT_FIXED),
+                fixed_xy=np.full((n, 2), np.nan, dtype=np.float32),
+            )
 
-    bar = tqdm(total=len(new), desc="Adding", unit="paper", disable=not (progress and len(new)))
-    for result in engine.map(apply_batch, batches(), fitted=fitted):
-        done = bar.n
-        texts = new["abstract"].iloc[done : done + len(result.topic_id)].tolist()
-        cache.keep_new(texts, result.vectors, result.embedded, len(texts), stats)
-        bar.update(len(texts))
-        yield result
-    bar.close()
+    with tqdm(total=len(new), desc="Adding", unit="paper", disable=not (progress and len(new))) as bar:
+        for _, result in apply_all(batches(), fitted, engine=engine, cache=cache, stats=stats, on_done=bar.update):
+            yield result
 
 
 def _keep_labels(described: pd.DataFrame, before: pd.DataFrame) -> pd.DataFrame:

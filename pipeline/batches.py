@@ -18,7 +18,6 @@ from pipeline.terms import TermCounts, count_terms
 from pipeline.titles import derive_title
 from pipeline.topicmodel import MapLayout, TopicModel, assign, closeness_to_centre, place
 
-BATCH_ROWS = 2000  # papers per batch: one Dask task, one row group of papers.parquet
 NOT_FIXED = -2  # in `Batch.fixed_topic`: the paper was not in the fit sample
 
 
@@ -26,6 +25,7 @@ NOT_FIXED = -2  # in `Batch.fixed_topic`: the paper was not in the fit sample
 class Batch:
     """A batch of papers: abstracts, any vectors already known (from the cache), what the fit fixed."""
 
+    start: int  # position of the batch's first paper among the papers being applied (it names the batch)
     abstracts: list[str]
     titles: list[str]  # '' where the source has none: derived here
     vectors: np.ndarray  # float32 [n, d]; rows of NaN still to be embedded

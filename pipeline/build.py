@@ -14,7 +14,6 @@ from __future__ import annotations
 import hashlib
 import logging
 import platform
-from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -26,7 +25,8 @@ import numpy as np
 import pandas as pd
 
 from pipeline import __version__
-from pipeline.batches import BATCH_ROWS, NOT_FIXED, Batch, BatchResult, Fitted, apply_batch
+from pipeline.batches import NOT_FIXED, Batch, BatchResult, Fitted
+from pipeline.batchrun import apply_all
 from pipeline.buildfolder import STORED_PAPER_COLUMNS, BuildWriter, ModelParts, check_destination
 from pipeline.describe import describe_topics
 from pipeline.embed import Embedder, make_embedder
@@ -98,7 +98,7 @@ def run_build(
     stats = CacheStats()
     sample = fit_sample_rows(pd.Series(reader.paper_ids), settings.fit_sample, settings.seed)
     with timer.stage("ingest"):
-        corpus = _Corpus(reader, len(sample) == reader.n_papers)
+        corpus = _Corpus(reader, settings.batch_size, hold=len(sample) == reader.n_papers)
         sample_texts = corpus.abstracts_at(sample)
     log.info(
         "Read %d papers; fitting topics on %d of them, embedded with %s %s ...",
@@ -161,12 +161,13 @@ def run_build(
 class _Corpus:
     """The reader's papers in batches; held in memory when the fit needs every paper anyway."""
 
-    def __init__(self, reader: CorpusReader, hold: bool):
+    def __init__(self, reader: CorpusReader, batch_size: int, *, hold: bool):
         self.reader = reader
-        self._held = list(reader.batches(BATCH_ROWS)) if hold else None
+        self.batch_size = batch_size
+        self._held = list(reader.batches(batch_size)) if hold else None
 
     def batches(self) -> Iterator[pd.DataFrame]:
-        return iter(self._held) if self._held is not None else self.reader.batches(BATCH_ROWS)
+        return iter(self._held) if self._held is not None else self.reader.batches(self.batch_size)
 
     def abstracts_at(self, rows: np.ndarray) -> list[str]:
         """The abstracts at corpus positions `rows` (sorted), reading the files once more if not held."""
@@ -230,39 +231,33 @@ def _apply_to_all(
     stats: CacheStats,
     progress: bool,
 ) -> _Applied:
-    """Every paper through `apply_batch`, batch by batch; each result is written as it arrives."""
+    """Every paper through the shared batch loop; each result is written as it arrives."""
     from tqdm.auto import tqdm
 
     dimensions = fitted.layout.vectors.shape[1]
-    waiting: deque[tuple[int, pd.DataFrame]] = deque()  # batches sent and not yet back, with their papers
+    papers: dict[int, pd.DataFrame] = {}  # each batch's rows (metadata stays here), by the batch's start
 
     def batches() -> Iterator[Batch]:
         start = 0
         for rows in corpus.batches():
             stop = start + len(rows)
             topic, xy, where = fixed.for_rows(start, stop)
-            texts = rows["abstract"].tolist()
             vectors = np.full((stop - start, dimensions), np.nan, dtype=np.float32)
             vectors[where >= 0] = fitted.layout.vectors[where[where >= 0]]
-            cache.fill(texts, vectors, np.flatnonzero(where < 0))
-            waiting.append((start, rows))
-            yield Batch(texts, rows["title"].tolist(), vectors, topic, xy)
+            papers[start] = rows
+            yield Batch(start, rows["abstract"].tolist(), rows["title"].tolist(), vectors, topic, xy)
             start = stop
 
     outside_sample = corpus.reader.n_papers - len(fixed.rows)
-    bar = tqdm(total=outside_sample, desc="Assigning", unit="paper", disable=not (progress and outside_sample))
     counts, topic_ids, outliers, derived = None, [], [], 0
-    for result in engine.map(apply_batch, batches(), fitted=fitted):
-        start, rows = waiting.popleft()
-        in_sample = fixed.for_rows(start, start + len(rows))[2] >= 0
-        cache.keep_new(rows["abstract"].tolist(), result.vectors, result.embedded, int((~in_sample).sum()), stats)
-        derived += int((rows["title"] == "").sum())
-        writer.add(_paper_rows(rows, result, in_sample), result.vectors)
-        counts = result.terms if counts is None else counts + result.terms
-        topic_ids.append(result.topic_id)
-        outliers.append(result.was_outlier)
-        bar.update(int((~in_sample).sum()))
-    bar.close()
+    with tqdm(total=outside_sample, desc="Assigning", unit="paper", disable=not (progress and outside_sample)) as bar:
+        for batch, result in apply_all(batches(), fitted, engine=engine, cache=cache, stats=stats, on_done=bar.update):
+            rows = papers.pop(batch.start)
+            derived += int((rows["title"] == "").sum())
+            writer.add(_paper_rows(rows, result, batch.fixed_topic != NOT_FIXED), result.vectors)
+            counts = result.terms if counts is None else counts + result.terms
+            topic_ids.append(result.topic_id)
+            outliers.append(result.was_outlier)
     return _Applied(counts, np.concatenate(topic_ids), np.concatenate(outliers), derived)
 
 

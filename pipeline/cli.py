@@ -16,7 +16,7 @@ import warnings
 from pathlib import Path
 
 from pipeline.errors import UserError
-from pipeline.settings import DEVICES, EMBEDDERS, MIN_PAPERS, BuildSettings, help_for
+from pipeline.settings import DEVICES, EMBEDDERS, MIN_PAPERS, BuildSettings, check_batch_size, help_for
 
 EXIT_USER_ERROR = 2
 DASK_HELP = (
@@ -189,6 +189,13 @@ def _add_run_options(command: argparse.ArgumentParser) -> None:
     """Where and how quietly `build` and `add` run (they change no result)."""
     command.add_argument("--device", choices=DEVICES, default=BuildSettings.device, help=help_for("device"))
     command.add_argument("--dask", metavar="SCHEDULER", help=DASK_HELP)
+    command.add_argument(
+        "--batch-size",
+        type=int,
+        default=BuildSettings.batch_size,
+        metavar="N",
+        help=help_for("batch_size") + " (default %(default)s)",
+    )
     command.add_argument("--cache-dir", type=Path, metavar="DIR", help=help_for("cache_dir"))
     command.add_argument("--quiet", action="store_true", help="print nothing but errors and warnings")
 
@@ -220,6 +227,7 @@ def _build(args: argparse.Namespace) -> int:
         text_column=args.text_column,
         title_column=args.title_column,
         fit_sample=args.fit_sample,
+        batch_size=args.batch_size,
         device=args.device,
         cache_dir=args.cache_dir,
     )
@@ -251,6 +259,7 @@ def _add(args: argparse.Namespace) -> int:
             engine=engine,
             cache_dir=args.cache_dir,
             device=args.device,
+            batch_size=check_batch_size(args.batch_size),
             progress=not args.quiet,
         )
     finally:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import hashlib
 import logging
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -95,7 +94,7 @@ def embed_all(
         total=len(missing), desc="Embedding", unit="text", disable=not (progress and len(missing) >= PROGRESS_FROM)
     )
     blocks = [missing[start : start + BATCH_SIZE] for start in range(0, len(missing), BATCH_SIZE)]
-    for block, block_vectors in zip(blocks, engine.map(embed_batch, blocks, embedder=embedder), strict=True):
+    for block, block_vectors in engine.map(embed_batch, blocks, embedder=embedder):
         cache.put(block, block_vectors)
         vectors.update(zip(block, block_vectors, strict=True))
         bar.update(len(block))
@@ -107,9 +106,3 @@ def embed_all(
     if not texts:
         return np.zeros((0, 0), dtype=np.float32)
     return np.stack([vectors[text] for text in texts]).astype(np.float32, copy=False)
-
-
-def batches_of(items: list, size: int = BATCH_SIZE) -> Iterator[list]:
-    """`items` in consecutive slices of at most `size`."""
-    for start in range(0, len(items), size):
-        yield items[start : start + size]

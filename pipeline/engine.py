@@ -1,7 +1,8 @@
 """Where per-batch work runs: in this process, or as tasks on a Dask cluster (`--dask`).
 
-Both engines map a function over batches and give the results back in order, as they come, so
-the build can write each batch and let it go. Only the batches and one copy of the fitted model
+Both engines map a function over batches and give each result back beside its own batch, in
+order, as they come: callers match results to inputs by identity, never by a count, and the build
+can write each batch and let it go. Only the batches and one copy of the fitted model
 travel to the workers.
 """
 
@@ -11,11 +12,12 @@ import logging
 import os
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from pipeline.errors import UserError
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 IN_FLIGHT_PER_WORKER = 2  # batches queued per worker: enough to keep it busy, few enough to bound memory
 CONNECT_TIMEOUT = "5s"
@@ -28,7 +30,9 @@ class Engine(Protocol):
 
     description: str
 
-    def map(self, fn: Callable[..., Any], items: Iterable[Any], **shared: Any) -> Iterator[Any]: ...
+    def map(self, fn: Callable[..., Any], items: Iterable[T], **shared: Any) -> Iterator[tuple[T, Any]]:
+        """`(item, fn(item, **shared))` for every item, in the items' order."""
+        ...
 
     def close(self) -> None: ...
 
@@ -38,9 +42,9 @@ class InProcess:
 
     description = "in this process"
 
-    def map(self, fn: Callable[..., Any], items: Iterable[Any], **shared: Any) -> Iterator[Any]:
+    def map(self, fn: Callable[..., Any], items: Iterable[T], **shared: Any) -> Iterator[tuple[T, Any]]:
         for item in items:
-            yield fn(item, **shared)
+            yield item, fn(item, **shared)
 
     def close(self) -> None:
         pass
@@ -72,7 +76,7 @@ class DaskEngine:
             self.description = f"on the Dask cluster at {scheduler}"
         self.workers = max(1, len(self.client.scheduler_info().get("workers", {})))
 
-    def map(self, fn: Callable[..., Any], items: Iterable[Any], **shared: Any) -> Iterator[Any]:
+    def map(self, fn: Callable[..., Any], items: Iterable[T], **shared: Any) -> Iterator[tuple[T, Any]]:
         from distributed import KilledWorker
         from distributed.client import FutureCancelledError
 
@@ -83,11 +87,13 @@ class DaskEngine:
         try:
             for item in items:
                 # A task whose worker dies is run again elsewhere, up to Dask's `allowed-failures` times.
-                pending.append(self.client.submit(fn, item, **sent, pure=False))
+                pending.append((item, self.client.submit(fn, item, **sent, pure=False)))
                 while len(pending) >= IN_FLIGHT_PER_WORKER * self.workers:
-                    yield pending.popleft().result()
+                    item, future = pending.popleft()
+                    yield item, future.result()
             while pending:
-                yield pending.popleft().result()
+                item, future = pending.popleft()
+                yield item, future.result()
         except (KilledWorker, FutureCancelledError):
             import dask
 
@@ -97,7 +103,7 @@ class DaskEngine:
                 "check the workers' memory and logs, then build again"
             ) from None
         finally:
-            for future in pending:
+            for _, future in pending:
                 future.cancel()
 
     def close(self) -> None:

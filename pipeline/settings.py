@@ -29,7 +29,7 @@ MAX_COLUMNS = 1_000
 
 EMBEDDERS = ("minilm", "tfidf")
 DEVICES = ("auto", "cpu", "cuda", "mps")
-MIN_FIT_SAMPLE = 1000
+MIN_FIT_SAMPLE = MIN_PAPERS  # the fit is a topic model of its own: it needs as many papers as a build
 MAX_NAMED_TOPIC_THRESHOLD = 5.0
 """Above this, hardly any paper is close enough to join a named topic."""
 
@@ -91,6 +91,11 @@ class BuildSettings:
         "paper is assigned to its nearest topic and placed on the map among its nearest sampled "
         "papers. 50,000 fits in about 10 minutes and 4 GB on 2 cores.",
     )
+    batch_size: int = _setting(
+        2000,
+        "Papers per batch: one Dask task and one row group of papers.parquet. Smaller batches need "
+        "less memory per worker; the topics do not change.",
+    )
     device: str = _setting(
         "auto",
         "Where MiniLM runs: 'auto' (a CUDA GPU, else Apple's MPS, else the CPU), 'cpu', 'cuda' or 'mps'.",
@@ -117,6 +122,7 @@ class BuildSettings:
             raise UserError(f"--fit-sample={self.fit_sample} should be at least {MIN_FIT_SAMPLE:,}")
         if self.device not in DEVICES:
             raise UserError(f"--device {self.device!r} is unknown; use one of {', '.join(DEVICES)}")
+        check_batch_size(self.batch_size)
         if self.keywords_per_topic < 1:
             raise UserError(f"--keywords-per-topic={self.keywords_per_topic} should be at least 1")
         names = [name.strip() for name in self.named_topics]
@@ -131,6 +137,13 @@ class BuildSettings:
         values["named_topics"] = list(self.named_topics)
         values["cache_dir"] = str(self.cache_dir)
         return values
+
+
+def check_batch_size(batch_size: int) -> int:
+    """`batch_size`, when it can hold a paper (`build` and `add` share this rule)."""
+    if batch_size < 1:
+        raise UserError(f"--batch-size={batch_size} should be at least 1")
+    return batch_size
 
 
 def help_for(name: str) -> str:

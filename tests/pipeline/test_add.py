@@ -11,6 +11,7 @@ from pipeline.add import add_papers
 from pipeline.build import run_build
 from pipeline.buildfolder import read_build, read_model
 from pipeline.cli import main
+from pipeline.embed_cache import EmbeddingCache
 from pipeline.errors import UserError
 from pipeline.settings import BuildSettings
 
@@ -131,3 +132,24 @@ def test_user_error_is_raised_for_a_build_made_by_another_embedder(built, tmp_pa
     table.tail(8).to_csv(tmp_path / "new.csv", index=False)
     with pytest.raises(UserError, match="cannot add to"):
         add_papers(path, [tmp_path / "new.csv"], cache_dir=tmp_path / "cache")
+
+
+@pytest.mark.parametrize("progress", [False, True], ids=["quiet", "with-progress-bar"])
+def test_a_quiet_add_of_several_batches_caches_each_papers_own_vector(built, tmp_path, fake_embedder, progress):
+    """Regression: `add` once matched batch results to texts by the progress bar's count, which a
+    disabled (quiet) bar never advances, so every batch's vectors were cached under the first batch's texts."""
+    path, table = built
+    new = table.head(30).assign(abstract=[f"{a} Added copy {i}." for i, a in enumerate(table["abstract"].head(30))])
+    new.to_csv(tmp_path / "new.csv", index=False)
+    cache_dir = tmp_path / "cache"
+    add_papers(
+        path, [tmp_path / "new.csv"], embedder=fake_embedder, cache_dir=cache_dir, batch_size=10, progress=progress
+    )
+    build = read_build(path)
+    assert len(fake_embedder.calls) >= 3  # the 30 new papers went through at least three batches
+    added = build.papers["fit_sample"].to_numpy() == False  # noqa: E712
+    texts = build.papers.loc[added, "abstract"].tolist()
+    cached = EmbeddingCache(cache_dir, fake_embedder.name).get(texts)
+    assert len(texts) == 30 and all(vector is not None for vector in cached)
+    np.testing.assert_array_equal(np.stack(cached), build.embeddings()[added])
+    np.testing.assert_array_equal(np.stack(cached), fake_embedder.transform(texts))

@@ -80,6 +80,18 @@ def test_papers_outside_the_fit_sample_are_assigned_the_same_way_on_a_cluster(cl
     assert papers["fit_sample"].sum() == 1000 and len(papers) == 2600
 
 
+class Recording(FakeEmbedder):
+    """Remembers every text it embedded (keyword candidates, topic names, abstracts)."""
+
+    def __init__(self):
+        super().__init__()
+        self.texts: list[str] = []
+
+    def transform(self, texts):
+        self.texts += texts
+        return super().transform(texts)
+
+
 class DiesOnce(FakeEmbedder):
     """Kills its worker process the first time it embeds (a marker file remembers), like a worker lost mid-build."""
 
@@ -141,3 +153,34 @@ def test_the_build_command_runs_on_a_local_cluster(metadata_corpus, tmp_path, ca
     assert main(["build", str(metadata_corpus), "--out", str(out), "--embedder", "tfidf", "--dask", "local:2"]) == 0
     assert "Built 38 papers" in capsys.readouterr().out
     assert read_build(out).manifest["engine"] == "on a local Dask cluster of 2 workers"
+
+
+def test_every_path_with_small_batches_agrees_on_vectors_topics_and_the_cache(cluster, metadata_corpus, tmp_path):
+    """Batches of a few papers and a fit sample smaller than the corpus: in this process and on the cluster,
+    `build` then a quiet `add`, then a rebuild of everything from the same cache; nothing is embedded twice
+    and every paper keeps its own vector."""
+    from pipeline.add import add_papers
+
+    table = pd.read_csv(metadata_corpus)
+    table.head(30).to_csv(tmp_path / "first.csv", index=False)
+    table.tail(8).to_csv(tmp_path / "rest.csv", index=False)
+    settings = BuildSettings(cache_dir=tmp_path / "cache", fit_sample=20, batch_size=7, seed=3)
+    here = run_build([tmp_path / "first.csv"], tmp_path / "here", settings, embedder=FakeEmbedder())
+    engine = DaskEngine(cluster.scheduler_address)
+    try:
+        there = run_build([tmp_path / "first.csv"], tmp_path / "there", settings, embedder=FakeEmbedder(),
+                          engine=engine)  # fmt: skip
+        builds_equal(here.path, there.path)
+        add_papers(there.path, [tmp_path / "rest.csv"], embedder=FakeEmbedder(), cache_dir=settings.cache_dir,
+                   engine=engine, batch_size=3)  # fmt: skip
+    finally:
+        engine.close()
+    added = read_build(there.path)
+    assert added.papers["fit_sample"].sum() == 20 and len(added.papers) == 38
+    counting = Recording()
+    again = run_build([tmp_path / "first.csv", tmp_path / "rest.csv"], tmp_path / "again", settings, embedder=counting)
+    assert counting.texts and not set(counting.texts) & set(table["abstract"])  # abstracts all came from the cache
+    rebuilt = read_build(again.path)
+    order = rebuilt.papers["paper_id"].map(dict(zip(added.papers["paper_id"], range(38), strict=True)))
+    np.testing.assert_array_equal(rebuilt.embeddings(), added.embeddings()[order.to_numpy()])
+    np.testing.assert_array_equal(rebuilt.embeddings(), FakeEmbedder().transform(rebuilt.papers["abstract"].tolist()))
