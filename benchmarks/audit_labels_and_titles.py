@@ -23,11 +23,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from compare_with_bertopic import corpus_files
-
-from pipeline.build import run_build
-from pipeline.buildfolder import read_build
-from pipeline.settings import BuildSettings
-from pipeline.textclean import strip_markup
+from topic_explorer.pipeline.build import run_build
+from topic_explorer.pipeline.buildfolder.read import read_build
+from topic_explorer.pipeline.settings import BuildSettings
+from topic_explorer.pipeline.text.clean import strip_markup
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 KEYWORDS_SHOWN = 8

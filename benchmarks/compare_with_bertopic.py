@@ -19,7 +19,7 @@ Each side runs in its own subprocess, so its peak memory is its own:
   parameters (top_n_words raised to 25 so diversity@25 can be measured; this changes no
   topic), embeddings from `SentenceTransformer.encode` (truncated at 256 tokens, as BERTopic
   does), plus the separate 2-D UMAP a map needs (BERTopic's `visualize_documents` settings).
-Both are scored by `pipeline.quality` (NPMI@10, diversity@25, outliers, NMI/ARI/purity).
+Both are scored by `pipeline.evaluate.quality` (NPMI@10, diversity@25, outliers, NMI/ARI/purity).
 Stage times are wall-clock seconds; peak memory is the process's maximum resident set.
 Every process pays numba's one-off compilation (~15-60 s) on its first UMAP fit: it lands
 in "reduce" on both sides. Results go to stdout (a table) and to a JSON file.
@@ -85,7 +85,7 @@ def corpus_files(name: str, scratch: Path) -> list[Path]:
     """The corpus as files our ingest reads (a seeded sample of rows for ml1k/ml5k); [] when absent."""
     file_name, size, _ = CORPORA[name]
     if file_name is None:
-        from pipeline.ingest import sample_files
+        from topic_explorer.pipeline.ingest.corpus import sample_files
 
         return sample_files()
     source = DATA / file_name
@@ -134,10 +134,10 @@ class Stages:
 
 def run_ours(paths: list[Path], label: str) -> dict:
     """Two builds with default settings: cold (empty embedding cache), then a rebuild (cached)."""
-    from pipeline.build import run_build
-    from pipeline.buildfolder import read_build
-    from pipeline.quality import assess
-    from pipeline.settings import BuildSettings
+    from topic_explorer.pipeline.build import run_build
+    from topic_explorer.pipeline.buildfolder.read import read_build
+    from topic_explorer.pipeline.evaluate.quality import assess
+    from topic_explorer.pipeline.settings import BuildSettings
 
     stages = Stages()
     with tempfile.TemporaryDirectory() as scratch:
@@ -165,11 +165,10 @@ def run_stock(paths: list[Path], label: str) -> dict:
     import pandas as pd
     from bertopic import BERTopic
     from sentence_transformers import SentenceTransformer
+    from topic_explorer.pipeline.evaluate.quality import assess
+    from topic_explorer.pipeline.ingest.corpus import load_corpus
+    from topic_explorer.pipeline.timing import StageTimer
     from umap import UMAP
-
-    from pipeline.ingest import load_corpus
-    from pipeline.quality import assess
-    from pipeline.timing import StageTimer
 
     stages = Stages()
     corpus = stages.timed("ingest", load_corpus, paths)

@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 DATA = ROOT.parent / "shared" / "data" / "ml_venues_by_field.jsonl.gz"
 
-from pipeline.embed import MiniLMEmbedder  # noqa: E402
+from topic_explorer.pipeline.embed.models import MiniLMEmbedder  # noqa: E402
 
 
 def main() -> int:

@@ -62,7 +62,17 @@ def main() -> int:
 
 
 def timed_build(checkout: Path, cache: Path, out: Path, env: dict[str, str]) -> float:
-    command = [sys.executable, "-m", "pipeline.cli", "build", "--out", str(out), "--cache-dir", str(cache), "--quiet"]
+    command = [
+        sys.executable,
+        "-m",
+        "topic_explorer.pipeline.cli",
+        "build",
+        "--out",
+        str(out),
+        "--cache-dir",
+        str(cache),
+        "--quiet",
+    ]
     start = time.perf_counter()
     subprocess.run(command, cwd=checkout, env={**os.environ, **env}, check=True)
     return time.perf_counter() - start

@@ -26,7 +26,7 @@ import psutil
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 ARXIV = ("arxiv_2024_2026_part1.jsonl.gz", "arxiv_2024_2026_part2.jsonl.gz")
-CLI = [sys.executable, "-m", "pipeline.cli"]
+CLI = [sys.executable, "-m", "topic_explorer.pipeline.cli"]
 ROOT = Path(__file__).resolve().parents[1]
 
 

@@ -31,8 +31,9 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from pipeline.buildfolder import read_build, write_build  # noqa: E402
-from pipeline.search import best, query_embedder, query_vector, similar_rows, similarities  # noqa: E402
+from topic_explorer.pipeline.buildfolder.read import read_build  # noqa: E402
+from topic_explorer.pipeline.buildfolder.write import write_build  # noqa: E402
+from topic_explorer.pipeline.search import best, query_embedder, query_vector, similar_rows, similarities  # noqa: E402
 
 QUERIES = (
     "privacy-preserving training of a shared model across many clients",
@@ -59,7 +60,7 @@ def timed(action) -> tuple[float, object]:
 
 def synthetic_build(n: int, out: Path, dimensions: int = 384, seed: int = 0) -> Path:
     """`n` papers with random unit vectors, declared as embedded by MiniLM (for the server's search time only)."""
-    from pipeline.embed import MiniLMEmbedder
+    from topic_explorer.pipeline.embed.models import MiniLMEmbedder
 
     rng = np.random.default_rng(seed)
     vectors = rng.normal(size=(n, dimensions)).astype(np.float32)
@@ -129,9 +130,8 @@ def measure_app(path: Path, n_queries: int) -> None:
     import os
 
     from streamlit.testing.v1 import AppTest
-
-    from dashboard.data import BUILD_ENV
-    from dashboard.sidebar import ABOUT_KEY, SEARCH_KEY
+    from topic_explorer.dashboard.logic.data import BUILD_ENV
+    from topic_explorer.dashboard.ui.sidebar import ABOUT_KEY, SEARCH_KEY
 
     os.environ[BUILD_ENV] = str(path)
     at = AppTest.from_file(str(ROOT / "dashboard" / "app.py"), default_timeout=600)

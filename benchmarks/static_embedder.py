@@ -45,8 +45,7 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from compare_with_bertopic import CORPORA, DATA, corpus_files, machine
-
-from pipeline.embed import MiniLMEmbedder, TfidfEmbedder
+from topic_explorer.pipeline.embed.models import MiniLMEmbedder, TfidfEmbedder
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
@@ -106,7 +105,7 @@ def main() -> int:
     parser.add_argument("--json", type=Path, default=Path("static-embedder-results.json"))
     args = parser.parse_args()
 
-    from pipeline.settings import default_cache_dir
+    from topic_explorer.pipeline.settings import default_cache_dir
 
     cache_dir = default_cache_dir()
     results = json.loads(args.json.read_text()) if args.json.exists() else {"runs": [], "speed": {}}
@@ -247,7 +246,7 @@ def corpus_token_weights(model, texts: list[str]) -> np.ndarray:
 
 
 def stop_token_ids(model) -> np.ndarray:
-    from pipeline.textclean import STOP_WORDS
+    from topic_explorer.pipeline.text.clean import STOP_WORDS
 
     return np.array(
         [i for i, token in enumerate(model.tokens) if token in STOP_WORDS or not any(c.isalnum() for c in token)]
@@ -271,14 +270,14 @@ def _digest(values) -> str:
 
 def corpus_texts(paths: list[Path]) -> list[str]:
     """The abstracts as the pipeline reads them (cleaned, deduplicated)."""
-    from pipeline.ingest import CorpusReader
+    from topic_explorer.pipeline.ingest.corpus import CorpusReader
 
     return [t for batch in CorpusReader(paths).batches(5000) for t in batch["abstract"].tolist()]
 
 
 def minilm_cached(texts: list[str], cache_dir: Path, embed_missing: bool) -> bool:
     """Whether the MiniLM side may run: every text cached, or embedding allowed (hours at 20k)."""
-    from pipeline.embed_cache import EmbeddingCache
+    from topic_explorer.pipeline.embed.cache import EmbeddingCache
 
     missing = sum(v is None for v in EmbeddingCache(cache_dir, MiniLMEmbedder().name).get(texts))
     if missing and not embed_missing:
@@ -288,10 +287,10 @@ def minilm_cached(texts: list[str], cache_dir: Path, embed_missing: bool) -> boo
 
 def build_and_score(paths: list[Path], label: str, embedder, cache_dir: Path, out: Path, seed: int) -> dict:
     """Build with default settings and `embedder`, then score it as `topic-explorer evaluate` does."""
-    from pipeline.build import run_build
-    from pipeline.buildfolder import read_build
-    from pipeline.quality import assess
-    from pipeline.settings import BuildSettings
+    from topic_explorer.pipeline.build import run_build
+    from topic_explorer.pipeline.buildfolder.read import read_build
+    from topic_explorer.pipeline.evaluate.quality import assess
+    from topic_explorer.pipeline.settings import BuildSettings
 
     started = time.perf_counter()
     done = run_build(paths, out, BuildSettings(cache_dir=cache_dir, seed=seed), embedder=embedder)
@@ -319,7 +318,7 @@ def build_and_score(paths: list[Path], label: str, embedder, cache_dir: Path, ou
 
 def neighbours_same_label(vectors: np.ndarray, labels, k: int = NEIGHBOURS) -> float:
     """Share of each paper's `k` nearest papers (cosine) with its own label: the embedding alone, no clustering."""
-    from pipeline.reduce import nearest_neighbours
+    from topic_explorer.pipeline.fit.reduce import nearest_neighbours
 
     truth = labels.astype(str).to_numpy()
     indices = nearest_neighbours(np.asarray(vectors, dtype=np.float32), k + 1).indices[:, 1:]
@@ -328,8 +327,8 @@ def neighbours_same_label(vectors: np.ndarray, labels, k: int = NEIGHBOURS) -> f
 
 def screen(raw, names: list[str], paths: list[Path], texts: list[str], label: str, cache_dir: Path) -> dict:
     """Share of each paper's nearest papers with its label, per embedder: a quick look at the vectors alone."""
-    from pipeline.embed_cache import EmbeddingCache, embed_all
-    from pipeline.ingest import CorpusReader
+    from topic_explorer.pipeline.embed.cache import EmbeddingCache, embed_all
+    from topic_explorer.pipeline.ingest.corpus import CorpusReader
 
     labels = pd.concat(list(CorpusReader(paths).batches(5000)))[label].reset_index(drop=True)
     shares = {}

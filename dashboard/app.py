@@ -6,11 +6,14 @@ from pathlib import Path
 
 import numpy as np
 import streamlit as st
-
-from dashboard import curation, data, explore, meaning, page, quality_view, reader, session, sidebar, timeline, urlstate
-from dashboard.filters import Filters, filter_mask
-from dashboard.selection import ids_in_regions, map_key, table_key
-from pipeline.errors import UserError
+from topic_explorer.dashboard.logic import data
+from topic_explorer.dashboard.logic.filters import Filters, filter_mask
+from topic_explorer.dashboard.logic.selection import ids_in_regions, map_key, table_key
+from topic_explorer.dashboard.ui import curation, explore, meaning, page, reader, sidebar, timeline
+from topic_explorer.dashboard.ui import selection as session
+from topic_explorer.dashboard.ui import topic_quality as quality_view
+from topic_explorer.dashboard.ui import viewlink as urlstate
+from topic_explorer.pipeline.errors import UserError
 
 st.set_page_config(layout="wide", page_title="Topic Explorer")
 

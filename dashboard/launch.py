@@ -1,11 +1,15 @@
 """Start the Streamlit server on a build with the dashboard's settings, however the package was installed.
 
-The settings live in `streamlit.toml` next to this module (package data) and are passed as flags, which Streamlit
-ranks above any config file: an installed copy, run from any folder, behaves as a clone does.
+`python -m topic_explorer.dashboard.launch BUILD --port P --host H` (what `topic-explorer serve` runs). The
+settings' one home is the repository's `.streamlit/config.toml`, which `streamlit run dashboard/app.py` reads
+from a clone and which installs as package data; they are passed as flags, which Streamlit ranks above any
+config file, so an installed copy run from any folder behaves as a clone does.
 """
 
 from __future__ import annotations
 
+import argparse
+import importlib.util
 import ipaddress
 import os
 import socket
@@ -15,12 +19,22 @@ from pathlib import Path
 from typing import NoReturn
 
 APP = Path(__file__).resolve().with_name("app.py")
-SETTINGS = Path(__file__).resolve().with_name("streamlit.toml")
+SETTINGS_PACKAGE = "topic_explorer.streamlit_config"  # `.streamlit/`, installed as a data-only package
+
+
+def _settings_file() -> Path:
+    """`.streamlit/config.toml`: in the clone (editable install) or in site-packages (any other install)."""
+    spec = importlib.util.find_spec(SETTINGS_PACKAGE)
+    found = [Path(f) / "config.toml" for f in (spec.submodule_search_locations if spec else [])]
+    return next(f for f in found if f.is_file())
+
+
+SETTINGS = _settings_file()
 BUILD_ENV = "TOPIC_EXPLORER_BUILD"
 
 
 def streamlit_flags() -> list[str]:
-    """Every setting of `streamlit.toml` as a `--section.key=value` flag (TOML spelling of values)."""
+    """Every setting of `.streamlit/config.toml` as a `--section.key=value` flag (TOML spelling of values)."""
     settings = tomllib.loads(SETTINGS.read_text(encoding="utf-8"))
     return [
         f"--{section}.{key}={_toml_value(value)}"
@@ -75,3 +89,16 @@ def launch(build: Path, *, port: int, host: str) -> NoReturn:
     print(f"Topic Explorer: http://{host}:{port}  (Ctrl+C to stop)", file=sys.stderr, flush=True)
     command = streamlit_command(port=port, host=host)
     os.execve(command[0], command, env)
+
+
+def main(argv: list[str] | None = None) -> NoReturn:
+    parser = argparse.ArgumentParser(prog="python -m topic_explorer.dashboard.launch", description=__doc__)
+    parser.add_argument("build", type=Path)
+    parser.add_argument("--port", type=int, required=True)
+    parser.add_argument("--host", required=True)
+    args = parser.parse_args(argv)
+    launch(args.build, port=args.port, host=args.host)
+
+
+if __name__ == "__main__":
+    main()

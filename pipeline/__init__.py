@@ -2,7 +2,7 @@
 
 Importing this package is cheap: heavy libraries (torch, sentence-transformers, UMAP,
 BERTopic) load only inside the steps that need them, so the dashboard can read builds
-through `pipeline.buildfolder` without paying for them.
+through `pipeline.buildfolder.read` without paying for them.
 """
 
 __version__ = "0.1.0"

@@ -2,7 +2,7 @@
 
 New papers are read like `build` reads them, papers the build already has are skipped, and the
 rest go through the same per-batch stages as a build's papers outside its fit sample
-(`pipeline.batches`): embedded (cache first), assigned to the nearest topic, placed among the
+(`pipeline.apply.batches`): embedded (cache first), assigned to the nearest topic, placed among the
 nearest fit-sample papers, their terms counted. The build is then written again, atomically, as
 a new version: topic sizes and keywords updated, labels kept, the model unchanged. Papers that
 fit no topic well are flagged; when enough of them pile up, the summary suggests a rebuild.
@@ -19,21 +19,22 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-
-from pipeline.batches import NOT_FIXED, Batch, BatchResult, Fitted
-from pipeline.batchrun import apply_all
-from pipeline.buildfolder import STORED_PAPER_COLUMNS, Build, BuildWriter, ModelParts, read_build, read_model
-from pipeline.describe import OUTLIER_LABEL, topic_keywords
-from pipeline.embed import Embedder, embedder_for
-from pipeline.embed_cache import CacheStats, EmbeddingCache, embed_all
-from pipeline.engine import Engine, InProcess
-from pipeline.ingest import load_corpus
-from pipeline.metadata import ColumnSummary, as_type, merged_type, summarise
-from pipeline.quality import Quality, assess
-from pipeline.settings import BuildSettings, default_cache_dir
-from pipeline.terms import TermCounts
-from pipeline.timing import StageTimer
-from pipeline.topicmodel import MapLayout
+from topic_explorer.pipeline.apply.batches import NOT_FIXED, Batch, BatchResult, Fitted
+from topic_explorer.pipeline.apply.engine import Engine, InProcess
+from topic_explorer.pipeline.apply.loop import apply_all
+from topic_explorer.pipeline.buildfolder.metadata import ColumnSummary, as_type, merged_type, summarise
+from topic_explorer.pipeline.buildfolder.read import read_build, read_model
+from topic_explorer.pipeline.buildfolder.schema import STORED_PAPER_COLUMNS, Build, ModelParts
+from topic_explorer.pipeline.buildfolder.write import BuildWriter
+from topic_explorer.pipeline.describe.terms import TermCounts
+from topic_explorer.pipeline.describe.topics import OUTLIER_LABEL, topic_keywords
+from topic_explorer.pipeline.embed.cache import CacheStats, EmbeddingCache, embed_all
+from topic_explorer.pipeline.embed.models import Embedder, embedder_for
+from topic_explorer.pipeline.evaluate.quality import Quality, assess
+from topic_explorer.pipeline.ingest.corpus import load_corpus
+from topic_explorer.pipeline.settings import BuildSettings, default_cache_dir
+from topic_explorer.pipeline.timing import StageTimer
+from topic_explorer.pipeline.topicmodel import MapLayout
 
 log = logging.getLogger(__name__)
 

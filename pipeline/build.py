@@ -4,7 +4,7 @@ ingest -> embed the fit sample -> fit (reduce + cluster) -> layout -> per batch 
 assign, place, count terms -> keywords -> evaluate -> write.
 
 Fitting sees the fit sample (every paper, up to `--fit-sample`); the per-batch stages
-(`pipeline.batches`) run in this process or on a Dask cluster (`pipeline.engine`) and their
+(`pipeline.apply.batches`) run in this process or on a Dask cluster (`pipeline.apply.engine`) and their
 results are written batch by batch. Data passes between stages explicitly; nothing replaces the
 previous build until every stage succeeded.
 """
@@ -23,25 +23,25 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-
-from pipeline import __version__
-from pipeline.batches import NOT_FIXED, Batch, BatchResult, Fitted
-from pipeline.batchrun import apply_all
-from pipeline.buildfolder import STORED_PAPER_COLUMNS, BuildWriter, ModelParts, check_destination
-from pipeline.describe import describe_topics
-from pipeline.embed import Embedder, make_embedder
-from pipeline.embed_cache import CacheStats, EmbeddingCache, embed_all
-from pipeline.engine import Engine, InProcess
-from pipeline.errors import UserError
-from pipeline.fit import Fit, fit_topics
-from pipeline.hierarchy import topic_hierarchy
-from pipeline.ingest import CorpusReader, sample_files
-from pipeline.layout import map_coordinates
-from pipeline.quality import Quality, assess
-from pipeline.settings import MIN_PAPERS, BuildSettings
-from pipeline.terms import TermCounts, vocabulary
-from pipeline.timing import StageTimer
-from pipeline.topicmodel import PLACE_NEIGHBOURS, POOR_FIT_QUANTILE, MapLayout
+from topic_explorer.pipeline import __version__
+from topic_explorer.pipeline.apply.batches import NOT_FIXED, Batch, BatchResult, Fitted
+from topic_explorer.pipeline.apply.engine import Engine, InProcess
+from topic_explorer.pipeline.apply.loop import apply_all
+from topic_explorer.pipeline.buildfolder.schema import STORED_PAPER_COLUMNS, ModelParts
+from topic_explorer.pipeline.buildfolder.write import BuildWriter, check_destination
+from topic_explorer.pipeline.describe.hierarchy import topic_hierarchy
+from topic_explorer.pipeline.describe.terms import TermCounts, vocabulary
+from topic_explorer.pipeline.describe.topics import describe_topics
+from topic_explorer.pipeline.embed.cache import CacheStats, EmbeddingCache, embed_all
+from topic_explorer.pipeline.embed.models import Embedder, make_embedder
+from topic_explorer.pipeline.errors import UserError
+from topic_explorer.pipeline.evaluate.quality import Quality, assess
+from topic_explorer.pipeline.fit.layout import map_coordinates
+from topic_explorer.pipeline.fit.topics import Fit, fit_topics
+from topic_explorer.pipeline.ingest.corpus import CorpusReader, sample_files
+from topic_explorer.pipeline.settings import MIN_PAPERS, BuildSettings
+from topic_explorer.pipeline.timing import StageTimer
+from topic_explorer.pipeline.topicmodel import PLACE_NEIGHBOURS, POOR_FIT_QUANTILE, MapLayout
 
 log = logging.getLogger(__name__)
 

@@ -16,12 +16,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
-
-from pipeline.buildfolder import Build, read_model
-from pipeline.errors import UserError
+from topic_explorer.pipeline.buildfolder.read import read_model
+from topic_explorer.pipeline.buildfolder.schema import Build
+from topic_explorer.pipeline.errors import UserError
 
 if TYPE_CHECKING:
-    from pipeline.embed import Embedder
+    from topic_explorer.pipeline.embed.models import Embedder
 
 DEFAULT_TOP = 10
 MAX_QUERY_CHARS = 1000  # a query is a phrase or a paragraph, not a document
@@ -89,7 +89,7 @@ def query_embedder(build: Build, device: str = "auto") -> Embedder:
 
     Imported here: the dashboard loads the embedding stack only when someone first searches by meaning.
     """
-    from pipeline.embed import embedder_for
+    from topic_explorer.pipeline.embed.models import embedder_for
 
     described = build.manifest.get("embedder") or {}
     state = read_model(build).embedder_state if build.has_model else None

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pipeline.errors import UserError
+from topic_explorer.pipeline.errors import UserError
 
 MIN_PAPERS = 10
 """Fewer papers than this cannot be clustered into meaningful topics."""

@@ -12,10 +12,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-
-from pipeline.build import run_build
-from pipeline.ingest import load_corpus, sample_files
-from pipeline.settings import BuildSettings
+from topic_explorer.pipeline.build import run_build
+from topic_explorer.pipeline.ingest.corpus import load_corpus, sample_files
+from topic_explorer.pipeline.settings import BuildSettings
 
 
 class FakeEmbedder:

@@ -27,7 +27,7 @@ CHROMIUM_ARGS = [
 ]
 
 
-CLONE_CLI = (sys.executable, "-m", "pipeline.cli")  # `topic-explorer` as run from this clone
+CLONE_CLI = (sys.executable, "-m", "topic_explorer.pipeline.cli")  # `topic-explorer` as run from this clone
 
 
 @contextmanager

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 from playwright.sync_api import Page, expect
+from topic_explorer.dashboard.logic.figures import MAP_POINTS_ENV
 
-from dashboard.figures import MAP_POINTS_ENV
 from tests.browser.conftest import _open
 from tests.browser.harness import running_server
 

@@ -21,7 +21,7 @@ from tests.browser.harness import ROOT, running_server
 
 pytestmark = pytest.mark.browser
 
-SHIPPED = ("pyproject.toml", "README.md", "pipeline", "dashboard")  # what a wheel is built from
+SHIPPED = ("pyproject.toml", "README.md", "pipeline", "dashboard", ".streamlit")  # what a wheel is built from
 TORCH = "torch==2.13.0"  # the CPU build on local disk; unpinned, pip would fetch a 3 GB CUDA build
 
 
@@ -73,8 +73,9 @@ def test_a_pip_target_install_served_from_another_folder_keeps_the_settings(brow
     site = tmp_path / "site"
     pip(sys.executable, "--no-deps", "--no-build-isolation", "--target", str(site), str(source_copy(tmp_path / "src")))
     env = {**os.environ, "PYTHONPATH": str(site)}
+    probe = "import topic_explorer.dashboard.launch as m, topic_explorer.pipeline.cli.main as c; print(m.SETTINGS, c.__file__)"
     where = subprocess.run(
-        [sys.executable, "-c", "import dashboard.launch as m, pipeline.cli as c; print(m.SETTINGS); print(c.__file__)"],
+        [sys.executable, "-c", probe],
         cwd=tmp_path, env=env, capture_output=True, text=True, check=True,
     ).stdout.split()  # fmt: skip
     assert all(Path(path).is_relative_to(site) for path in where), where  # the installed copy, not this clone

@@ -8,9 +8,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
+from topic_explorer.dashboard.logic.data import BUILD_ENV, Explorer, load_explorer
+from topic_explorer.pipeline.buildfolder.write import write_build
 
-from dashboard.data import BUILD_ENV, Explorer, load_explorer
-from pipeline.buildfolder import write_build
 from tests.dashboard.tinybuild import tiny_papers, tiny_topics
 
 APP = Path(__file__).resolve().parents[2] / "dashboard" / "app.py"

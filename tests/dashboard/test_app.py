@@ -9,12 +9,13 @@ import numpy as np
 import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
+from topic_explorer.dashboard.logic.selection import map_key, table_key
+from topic_explorer.dashboard.ui.explore import FORMAT_KEY
+from topic_explorer.dashboard.ui.selection import STATE_KEY
+from topic_explorer.dashboard.ui.sidebar import SEARCH_KEY, TOPICS_KEY, metadata_key
+from topic_explorer.pipeline.buildfolder.read import read_build
+from topic_explorer.pipeline.buildfolder.write import write_build
 
-from dashboard.explore import FORMAT_KEY
-from dashboard.selection import map_key, table_key
-from dashboard.session import STATE_KEY
-from dashboard.sidebar import SEARCH_KEY, TOPICS_KEY, metadata_key
-from pipeline.buildfolder import read_build, write_build
 from tests.dashboard.tinybuild import HOSTILE_ABSTRACT, HOSTILE_TITLE, tiny_papers, tiny_topics
 
 
@@ -250,7 +251,7 @@ def test_outliers_and_unusual_metadata_do_not_break_the_page(run_app, tmp_path):
 
 
 def test_the_reader_says_when_it_offers_only_the_first_papers(run_app, tiny_build, monkeypatch):
-    monkeypatch.setattr("dashboard.reader.MAX_READER_OPTIONS", 3)
+    monkeypatch.setattr("topic_explorer.dashboard.ui.reader.MAX_READER_OPTIONS", 3)
     at = run_app(tiny_build)
     reader = at.selectbox(key="reader")
     assert len(reader.options) == 3 and "(the first 3 of 8;" in reader.label

@@ -6,11 +6,11 @@ import os
 
 import numpy as np
 import pytest
+from topic_explorer.dashboard.logic.data import BUILD_ENV, build_path, build_version, load_explorer
+from topic_explorer.pipeline.buildfolder.edits import add_edit, rename
+from topic_explorer.pipeline.buildfolder.write import write_build
+from topic_explorer.pipeline.errors import UserError
 
-from dashboard.data import BUILD_ENV, build_path, build_version, load_explorer
-from pipeline.buildfolder import write_build
-from pipeline.edits import add_edit, rename
-from pipeline.errors import UserError
 from tests.dashboard.tinybuild import tiny_papers, tiny_topics
 
 
@@ -56,8 +56,8 @@ def test_precomputed_search_text_hover_and_topic_colours(tiny):
 
 def test_a_topic_missing_from_the_topic_table_still_gets_a_row(tiny_build, tmp_path):
     import pandas as pd
-
-    from pipeline.buildfolder import read_build, write_build
+    from topic_explorer.pipeline.buildfolder.read import read_build
+    from topic_explorer.pipeline.buildfolder.write import write_build
 
     build = read_build(tiny_build)
     out = write_build(tmp_path / "gap", build.papers, build.topics.iloc[:2], build.embeddings(), build.manifest)

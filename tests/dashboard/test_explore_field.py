@@ -8,14 +8,14 @@ import shutil
 
 import pytest
 from streamlit.testing.v1 import AppTest
+from topic_explorer.dashboard.ui.curation import MERGE_LABEL, MERGE_TOPICS, MOVE_TOPIC, RENAME_LABEL, RENAME_TOPIC
+from topic_explorer.dashboard.ui.explore import VIEW_KEY
+from topic_explorer.dashboard.ui.reader import READER_KEY
+from topic_explorer.dashboard.ui.sidebar import ABOUT_KEY, DETAIL_KEY, RESULTS_KEY, SEARCH_KEY, TOPICS_KEY, metadata_key
+from topic_explorer.dashboard.ui.timeline import TIMELINE_KEY
+from topic_explorer.pipeline.buildfolder.edits import EDITS_FILE, read_edits
+from topic_explorer.pipeline.buildfolder.read import read_build
 
-from dashboard.curation import MERGE_LABEL, MERGE_TOPICS, MOVE_TOPIC, RENAME_LABEL, RENAME_TOPIC
-from dashboard.explore import VIEW_KEY
-from dashboard.reader import READER_KEY
-from dashboard.sidebar import ABOUT_KEY, DETAIL_KEY, RESULTS_KEY, SEARCH_KEY, TOPICS_KEY, metadata_key
-from dashboard.timeline import TIMELINE_KEY
-from pipeline.buildfolder import read_build
-from pipeline.edits import EDITS_FILE, read_edits
 from tests.dashboard.test_app import map_charts, paper_table, select_on_map, selected_count, shown_count
 from tests.dashboard.tinybuild import XSS
 from tests.sample_groups import FEDERATED, PAPERS
@@ -193,7 +193,8 @@ def test_topics_over_time_charts_shares_per_year_and_a_click_filters(run_app, bu
 
 
 def test_a_link_restores_the_view_and_the_page_keeps_its_link_current(monkeypatch, build):
-    from dashboard.data import BUILD_ENV
+    from topic_explorer.dashboard.logic.data import BUILD_ENV
+
     from tests.dashboard.conftest import APP
 
     monkeypatch.setenv(BUILD_ENV, str(build))
@@ -218,7 +219,8 @@ def test_a_link_restores_the_view_and_the_page_keeps_its_link_current(monkeypatc
 
 
 def test_a_hostile_link_is_read_as_text(monkeypatch, build):
-    from dashboard.data import BUILD_ENV
+    from topic_explorer.dashboard.logic.data import BUILD_ENV
+
     from tests.dashboard.conftest import APP
 
     monkeypatch.setenv(BUILD_ENV, str(build))

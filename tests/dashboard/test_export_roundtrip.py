@@ -9,12 +9,14 @@ import numpy as np
 import pandas as pd
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from topic_explorer.dashboard.logic.data import load_explorer
+from topic_explorer.dashboard.logic.export import EXPORT_FORMATS, export_frame
+from topic_explorer.pipeline.buildfolder.read import read_build
+from topic_explorer.pipeline.buildfolder.schema import PAPER_COLUMNS
+from topic_explorer.pipeline.buildfolder.write import write_build
+from topic_explorer.pipeline.cli.main import main
+from topic_explorer.pipeline.ingest.corpus import Corpus, load_corpus
 
-from dashboard.data import load_explorer
-from dashboard.export import EXPORT_FORMATS, export_frame
-from pipeline.buildfolder import PAPER_COLUMNS, read_build, write_build
-from pipeline.cli import main
-from pipeline.ingest import Corpus, load_corpus
 from tests.dashboard.tinybuild import tiny_topics
 
 HOSTILE_CHARS = "=+-@'\"＝,;\t\r\n \u2028ü中"

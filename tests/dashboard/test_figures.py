@@ -6,10 +6,16 @@ import numpy as np
 import plotly.graph_objects as go
 import plotly.io
 import pytest
-
-from dashboard.figures import MAP_POINTS_ENV, MAX_DRAWN, drawn_rows, keyword_figure, map_figure, map_points
-from dashboard.palette import CALM_10, OUTLIER_COLOUR, spread_colours, topic_colours
-from dashboard.safetext import column_title, escape_markdown, hover_html, preview
+from topic_explorer.dashboard.logic.figures import (
+    MAP_POINTS_ENV,
+    MAX_DRAWN,
+    drawn_rows,
+    keyword_figure,
+    map_figure,
+    map_points,
+)
+from topic_explorer.dashboard.logic.palette import CALM_10, OUTLIER_COLOUR, spread_colours, topic_colours
+from topic_explorer.dashboard.logic.safetext import column_title, escape_markdown, hover_html, preview
 
 
 def everything(tiny) -> np.ndarray:

@@ -9,11 +9,12 @@ import numpy as np
 import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
+from topic_explorer.dashboard.logic.safetext import escape_markdown
+from topic_explorer.dashboard.ui.sidebar import SEARCH_KEY, metadata_key
+from topic_explorer.pipeline.buildfolder.metadata import number_text
+from topic_explorer.pipeline.buildfolder.read import read_build
+from topic_explorer.pipeline.buildfolder.write import write_build
 
-from dashboard.safetext import escape_markdown
-from dashboard.sidebar import SEARCH_KEY, metadata_key
-from pipeline.buildfolder import read_build, write_build
-from pipeline.metadata import number_text
 from tests.dashboard.tinybuild import tiny_topics
 
 N = 400

@@ -5,11 +5,11 @@ from __future__ import annotations
 import shutil
 
 import pytest
-
-from dashboard.selection import map_key
-from dashboard.session import STATE_KEY
-from dashboard.sidebar import SEARCH_KEY, TOPICS_KEY, metadata_key
-from pipeline.buildfolder import read_build, write_build
+from topic_explorer.dashboard.logic.selection import map_key
+from topic_explorer.dashboard.ui.selection import STATE_KEY
+from topic_explorer.dashboard.ui.sidebar import SEARCH_KEY, TOPICS_KEY, metadata_key
+from topic_explorer.pipeline.buildfolder.read import read_build
+from topic_explorer.pipeline.buildfolder.write import write_build
 
 
 def status(at) -> str:

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import numpy as np
-
-from dashboard.filters import Filters
-from dashboard.selection import (
+from topic_explorer.dashboard.logic.filters import Filters
+from topic_explorer.dashboard.logic.selection import (
     SelectionState,
     advance,
     cleared,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from dashboard.topic_quality import headline_figures, provenance_line, topic_table, verdict
+from topic_explorer.dashboard.logic.topic_quality import headline_figures, provenance_line, topic_table, verdict
 
 
 def test_headline_figures_format_the_manifests_quality_block():

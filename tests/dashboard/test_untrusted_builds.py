@@ -7,8 +7,8 @@ import re
 import numpy as np
 import pandas as pd
 import pytest
+from topic_explorer.pipeline.buildfolder.write import write_build
 
-from pipeline.buildfolder import write_build
 from tests.dashboard.tinybuild import (
     HOSTILE_FOLDER,
     HOSTILE_MANIFEST,

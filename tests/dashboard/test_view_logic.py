@@ -14,18 +14,18 @@ import plotly.graph_objects as go
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from topic_explorer.dashboard.logic.data import load_explorer
+from topic_explorer.dashboard.logic.export import export_frame
+from topic_explorer.dashboard.logic.filters import ColumnFilter
+from topic_explorer.dashboard.logic.levels import tree_rows
+from topic_explorer.dashboard.logic.maplabels import label_candidates, mapview_script
+from topic_explorer.dashboard.logic.viewlink import DEFAULT_RESULTS, View, decode, encode
+from topic_explorer.dashboard.ui import timeline
+from topic_explorer.dashboard.ui.explore import most_confident
+from topic_explorer.dashboard.ui.timeline import clicked_group, shares, time_column, timeline_figure, years_of
+from topic_explorer.pipeline.buildfolder.exchange import BROADER_COLUMN, from_export, is_export
+from topic_explorer.pipeline.buildfolder.write import write_build
 
-from dashboard import timeline
-from dashboard.data import load_explorer
-from dashboard.explore import most_confident
-from dashboard.export import export_frame
-from dashboard.filters import ColumnFilter
-from dashboard.levels import tree_rows
-from dashboard.maplabels import label_candidates, mapview_script
-from dashboard.timeline import clicked_group, shares, time_column, timeline_figure, years_of
-from dashboard.viewlink import DEFAULT_RESULTS, View, decode, encode
-from pipeline.buildfolder import write_build
-from pipeline.exchange import BROADER_COLUMN, from_export, is_export
 from tests.dashboard.tinybuild import XSS, tiny_papers, tiny_topics
 
 TREE = pd.DataFrame(

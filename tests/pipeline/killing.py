@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pipeline.buildfolder import read_build
+from topic_explorer.pipeline.buildfolder.read import read_build
 
 WRITING = "writing"  # a moment: as soon as the run's staging folder appears beside `out`
 

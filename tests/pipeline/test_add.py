@@ -5,15 +5,14 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-
-from pipeline import batches
-from pipeline.add import add_papers
-from pipeline.build import run_build
-from pipeline.buildfolder import read_build, read_model
-from pipeline.cli import main
-from pipeline.embed_cache import EmbeddingCache
-from pipeline.errors import UserError
-from pipeline.settings import BuildSettings
+from topic_explorer.pipeline.add import add_papers
+from topic_explorer.pipeline.apply import batches
+from topic_explorer.pipeline.build import run_build
+from topic_explorer.pipeline.buildfolder.read import read_build, read_model
+from topic_explorer.pipeline.cli.main import main
+from topic_explorer.pipeline.embed.cache import EmbeddingCache
+from topic_explorer.pipeline.errors import UserError
+from topic_explorer.pipeline.settings import BuildSettings
 
 
 @pytest.fixture
@@ -105,7 +104,8 @@ def test_adding_to_a_build_without_a_model_is_one_line(tiny_build_v1, tmp_path, 
 
 @pytest.fixture
 def tiny_build_v1(tmp_path):
-    from pipeline.buildfolder import write_build
+    from topic_explorer.pipeline.buildfolder.write import write_build
+
     from tests.dashboard.tinybuild import tiny_papers, tiny_topics
 
     papers = tiny_papers()
@@ -115,7 +115,7 @@ def tiny_build_v1(tmp_path):
 def test_the_add_command_prints_what_it_did(built, tmp_path, capsys, monkeypatch, fake_embedder):
     path, table = built
     table.tail(8).to_csv(tmp_path / "new.csv", index=False)
-    monkeypatch.setattr("pipeline.add.embedder_for", lambda *args, **kwargs: fake_embedder)
+    monkeypatch.setattr("topic_explorer.pipeline.add.embedder_for", lambda *args, **kwargs: fake_embedder)
     code = main(["add", str(path), str(tmp_path / "new.csv"), "--cache-dir", str(tmp_path / "cache")])
     out = capsys.readouterr().out
     assert code == 0 and "Added 8 papers to build (now 38)" in out and "topics that grew" in out

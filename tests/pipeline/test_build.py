@@ -5,10 +5,9 @@ import re
 import numpy as np
 import pandas as pd
 import pytest
-
-from pipeline.build import run_build
-from pipeline.buildfolder import read_build
-from pipeline.settings import BuildSettings
+from topic_explorer.pipeline.build import run_build
+from topic_explorer.pipeline.buildfolder.read import read_build
+from topic_explorer.pipeline.settings import BuildSettings
 
 
 def test_same_input_settings_and_seed_give_identical_builds(metadata_corpus, tmp_path):

@@ -15,16 +15,18 @@ import pyarrow
 import pytest
 from hypothesis import HealthCheck, assume, event, given, settings
 from hypothesis import strategies as st
+from topic_explorer.dashboard.logic.data import load_explorer
+from topic_explorer.dashboard.logic.export import csv_bytes, export_frame
+from topic_explorer.dashboard.logic.figures import map_figure
+from topic_explorer.dashboard.logic.filters import Filters, column_filters, filter_mask
+from topic_explorer.pipeline.buildfolder.check import MANIFEST_TYPES, PAPER_KINDS, TOPIC_KINDS
+from topic_explorer.pipeline.buildfolder.read import read_build
+from topic_explorer.pipeline.buildfolder.schema import PAPER_COLUMNS, TOPIC_COLUMNS
+from topic_explorer.pipeline.buildfolder.write import write_build
+from topic_explorer.pipeline.cli.main import main
+from topic_explorer.pipeline.errors import UserError
+from topic_explorer.pipeline.settings import MAX_COLUMNS, MAX_TEXT_CHARS
 
-from dashboard.data import load_explorer
-from dashboard.export import csv_bytes, export_frame
-from dashboard.figures import map_figure
-from dashboard.filters import Filters, column_filters, filter_mask
-from pipeline.buildcheck import MANIFEST_TYPES, PAPER_KINDS, TOPIC_KINDS
-from pipeline.buildfolder import PAPER_COLUMNS, TOPIC_COLUMNS, read_build, write_build
-from pipeline.cli import main
-from pipeline.errors import UserError
-from pipeline.settings import MAX_COLUMNS, MAX_TEXT_CHARS
 from tests.dashboard.tinybuild import tiny_papers, tiny_topics
 
 MANIFEST = {"created_at": "2026-01-02T03:04:05+00:00", "counts": {"papers": 8}, "seed": 1, "quality": {}}
@@ -251,7 +253,7 @@ UNPICKLERS = re.compile(r"\bpickle\.loads?\(|read_pickle\(|joblib\.load\(|torch\
 
 def test_no_code_that_reads_builds_can_unpickle():
     """Every np.load forbids pickles and nothing else unpickles: a build folder is data, never code."""
-    sources = [p for folder in ("pipeline", "dashboard") for p in (Path(__file__).parents[2] / folder).glob("*.py")]
+    sources = [p for folder in ("pipeline", "dashboard") for p in (Path(__file__).parents[2] / folder).rglob("*.py")]
     for source in sources:
         text = source.read_text(encoding="utf-8")
         for call in re.finditer(r"np\.load\(([^()]|\([^()]*\))*\)", text):

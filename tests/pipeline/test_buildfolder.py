@@ -6,18 +6,11 @@ import shutil
 import numpy as np
 import pandas as pd
 import pytest
-
-from pipeline.build import STAGES
-from pipeline.buildfolder import (
-    MODEL_FILES,
-    PAPER_COLUMNS,
-    SCHEMA_VERSION,
-    TOPIC_COLUMNS,
-    read_build,
-    read_model,
-    write_build,
-)
-from pipeline.errors import UserError
+from topic_explorer.pipeline.build import STAGES
+from topic_explorer.pipeline.buildfolder.read import read_build, read_model
+from topic_explorer.pipeline.buildfolder.schema import MODEL_FILES, PAPER_COLUMNS, SCHEMA_VERSION, TOPIC_COLUMNS
+from topic_explorer.pipeline.buildfolder.write import write_build
+from topic_explorer.pipeline.errors import UserError
 
 
 def test_build_has_the_documented_schema(metadata_build):

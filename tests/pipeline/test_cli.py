@@ -4,8 +4,7 @@ import json
 
 import pandas as pd
 import pytest
-
-from pipeline.cli import main
+from topic_explorer.pipeline.cli.main import main
 
 ABSTRACT = "Federated learning with heterogeneous clients converges slowly under partial participation."
 
@@ -122,7 +121,7 @@ def test_an_error_quoting_a_line_break_still_prints_one_line(capsys, tmp_path):
 
 
 def test_the_summary_says_paper_for_a_topic_of_one_and_keeps_labels_in_line():
-    from pipeline.summary import _papers
+    from topic_explorer.pipeline.cli.summary import _papers
 
     assert _papers(1) == "paper "
     assert _papers(2) == "papers"

@@ -1,8 +1,7 @@
 """Clustering: parameters by corpus size, the giant-topic refit, and consensus for small corpora."""
 
 import numpy as np
-
-from pipeline.clusters import (
+from topic_explorer.pipeline.fit.clusters import (
     CONSENSUS_REPEATS,
     TopicParameters,
     _hdbscan,
@@ -10,7 +9,7 @@ from pipeline.clusters import (
     choose_parameters,
     find_clusters,
 )
-from pipeline.settings import BuildSettings
+from topic_explorer.pipeline.settings import BuildSettings
 
 
 def test_parameters_scale_with_corpus_size():

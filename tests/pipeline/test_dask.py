@@ -8,13 +8,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from topic_explorer.pipeline.apply.engine import DaskEngine
+from topic_explorer.pipeline.build import run_build
+from topic_explorer.pipeline.buildfolder.read import read_build
+from topic_explorer.pipeline.cli.main import main
+from topic_explorer.pipeline.errors import UserError
+from topic_explorer.pipeline.settings import BuildSettings
 
-from pipeline.build import run_build
-from pipeline.buildfolder import read_build
-from pipeline.cli import main
-from pipeline.engine import DaskEngine
-from pipeline.errors import UserError
-from pipeline.settings import BuildSettings
 from tests.conftest import FakeEmbedder
 
 
@@ -159,7 +159,7 @@ def test_every_path_with_small_batches_agrees_on_vectors_topics_and_the_cache(cl
     """Batches of a few papers and a fit sample smaller than the corpus: in this process and on the cluster,
     `build` then a quiet `add`, then a rebuild of everything from the same cache; nothing is embedded twice
     and every paper keeps its own vector."""
-    from pipeline.add import add_papers
+    from topic_explorer.pipeline.add import add_papers
 
     table = pd.read_csv(metadata_corpus)
     table.head(30).to_csv(tmp_path / "first.csv", index=False)

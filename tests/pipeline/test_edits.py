@@ -7,11 +7,12 @@ import multiprocessing
 
 import numpy as np
 import pytest
+from topic_explorer.pipeline.buildfolder import edits
+from topic_explorer.pipeline.buildfolder.read import read_build
+from topic_explorer.pipeline.buildfolder.write import write_build
+from topic_explorer.pipeline.cli.main import main
+from topic_explorer.pipeline.errors import UserError
 
-from pipeline import edits
-from pipeline.buildfolder import read_build, write_build
-from pipeline.cli import main
-from pipeline.errors import UserError
 from tests.dashboard.tinybuild import XSS, tiny_papers, tiny_topics
 
 
@@ -125,10 +126,10 @@ def test_a_merge_needs_two_topics():
 
 def test_add_keeps_the_edits_as_an_overlay(tmp_path, metadata_corpus):
     import pandas as pd
+    from topic_explorer.pipeline.add import add_papers
+    from topic_explorer.pipeline.build import run_build
+    from topic_explorer.pipeline.settings import BuildSettings
 
-    from pipeline.add import add_papers
-    from pipeline.build import run_build
-    from pipeline.settings import BuildSettings
     from tests.conftest import FakeEmbedder
 
     table = pd.read_csv(metadata_corpus)

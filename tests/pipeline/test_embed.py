@@ -2,11 +2,10 @@
 
 import numpy as np
 import pytest
-
-from pipeline.embed import MiniLMEmbedder, TfidfEmbedder, resolve_device
-from pipeline.embed_cache import CacheStats, EmbeddingCache, embed_all
-from pipeline.errors import UserError
-from pipeline.ingest import load_corpus, sample_files
+from topic_explorer.pipeline.embed.cache import CacheStats, EmbeddingCache, embed_all
+from topic_explorer.pipeline.embed.models import MiniLMEmbedder, TfidfEmbedder, resolve_device
+from topic_explorer.pipeline.errors import UserError
+from topic_explorer.pipeline.ingest.corpus import load_corpus, sample_files
 
 
 def test_cache_embeds_each_text_once_across_calls_and_processes(tmp_path, fake_embedder):

@@ -9,13 +9,14 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from pipeline.add import add_papers
-from pipeline.build import run_build
-from pipeline.buildfolder import HIERARCHY_FILE, read_build, write_build
-from pipeline.errors import UserError
-from pipeline.hierarchy import cut, level_sizes, merge_order
-from pipeline.settings import BuildSettings
+from topic_explorer.pipeline.add import add_papers
+from topic_explorer.pipeline.build import run_build
+from topic_explorer.pipeline.buildfolder.read import read_build
+from topic_explorer.pipeline.buildfolder.schema import HIERARCHY_FILE
+from topic_explorer.pipeline.buildfolder.write import write_build
+from topic_explorer.pipeline.describe.hierarchy import cut, level_sizes, merge_order
+from topic_explorer.pipeline.errors import UserError
+from topic_explorer.pipeline.settings import BuildSettings
 
 
 def test_levels_about_halve_down_to_two_groups():

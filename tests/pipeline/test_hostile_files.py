@@ -20,14 +20,13 @@ import pandas as pd
 import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
-
-from pipeline import readers
-from pipeline.buildfolder import read_build
-from pipeline.cli import main
-from pipeline.errors import UserError
-from pipeline.ingest import load_corpus, sample_files
-from pipeline.readers import TABLE_SUFFIXES, TEXT_SUFFIXES, read_file
-from pipeline.settings import MAX_COLUMNS, MAX_TEXT_CHARS
+from topic_explorer.pipeline.buildfolder.read import read_build
+from topic_explorer.pipeline.cli.main import main
+from topic_explorer.pipeline.errors import UserError
+from topic_explorer.pipeline.ingest import readers
+from topic_explorer.pipeline.ingest.corpus import load_corpus, sample_files
+from topic_explorer.pipeline.ingest.readers import TABLE_SUFFIXES, TEXT_SUFFIXES, read_file
+from topic_explorer.pipeline.settings import MAX_COLUMNS, MAX_TEXT_CHARS
 
 SUFFIXES = sorted(TEXT_SUFFIXES | set(TABLE_SUFFIXES))
 HANG = 120  # seconds: a run that takes longer has hung (a refusal takes well under a few seconds)
@@ -264,7 +263,7 @@ def test_a_gzip_bomb_stops_at_the_size_limit(capsys, tmp_path, monkeypatch):
 
 # The CLI in a child process that prints its own peak resident memory (kB) as it exits.
 CLI_REPORTING_PEAK = (
-    "import atexit, resource, sys; from pipeline.cli import main; "
+    "import atexit, resource, sys; from topic_explorer.pipeline.cli.main import main; "
     "atexit.register(lambda: print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)); sys.exit(main())"
 )
 

@@ -4,9 +4,8 @@ import json
 
 import pandas as pd
 import pytest
-
-from pipeline.errors import UserError
-from pipeline.ingest import load_corpus, paper_id, sample_files
+from topic_explorer.pipeline.errors import UserError
+from topic_explorer.pipeline.ingest.corpus import load_corpus, paper_id, sample_files
 
 A1 = "Federated learning lets many clients train one model without sharing data."
 A2 = "Low-rank adaptation makes fine-tuning of large language models cheap."

@@ -1,10 +1,9 @@
 """Keyword cleaning, candidate phrases and spelling for display."""
 
 import numpy as np
-
-from pipeline.keywords import _drop_repeats, display_forms, topic_terms
-from pipeline.terms import count_terms, vocabulary
-from pipeline.textclean import clean_for_keywords, phrases, strip_markup
+from topic_explorer.pipeline.describe.keywords import _drop_repeats, display_forms, topic_terms
+from topic_explorer.pipeline.describe.terms import count_terms, vocabulary
+from topic_explorer.pipeline.text.clean import clean_for_keywords, phrases, strip_markup
 
 
 def test_strip_markup_keeps_words_and_drops_latex_and_markdown():

@@ -17,17 +17,18 @@ from pathlib import Path
 import pandas as pd
 import pytest
 from diskcache import Cache
+from topic_explorer.pipeline.build import run_build
+from topic_explorer.pipeline.buildfolder.read import read_build
+from topic_explorer.pipeline.buildfolder.schema import is_build
+from topic_explorer.pipeline.embed.cache import EmbeddingCache
+from topic_explorer.pipeline.embed.models import MiniLMEmbedder
+from topic_explorer.pipeline.ingest.corpus import load_corpus, sample_files
+from topic_explorer.pipeline.settings import BuildSettings
 
-from pipeline.build import run_build
-from pipeline.buildfolder import is_build, read_build
-from pipeline.embed import MiniLMEmbedder
-from pipeline.embed_cache import EmbeddingCache
-from pipeline.ingest import load_corpus, sample_files
-from pipeline.settings import BuildSettings
 from tests.pipeline.killing import WRITING, kill_loop, random_moments, run_and_kill
 
 ROOT = Path(__file__).resolve().parents[2]
-CLI = [sys.executable, "-m", "pipeline.cli"]
+CLI = [sys.executable, "-m", "topic_explorer.pipeline.cli"]
 
 
 @pytest.fixture
@@ -55,7 +56,7 @@ def test_kill_9_during_a_build_leaves_the_previous_build_readable(previous_build
 SLOW_EMBEDDING = """
 import sys, time
 from pathlib import Path
-from pipeline.embed_cache import CacheStats, EmbeddingCache, embed_all
+from topic_explorer.pipeline.embed.cache import CacheStats, EmbeddingCache, embed_all
 from tests.conftest import FakeEmbedder
 
 class Slow(FakeEmbedder):
@@ -86,8 +87,8 @@ def test_kill_9_while_embedding_leaves_a_cache_the_next_run_reuses(tmp_path):
 def test_readers_never_find_the_build_missing_while_it_is_replaced(tmp_path):
     """The swap is one atomic rename: a dashboard checking the build between two renames would see none."""
     import numpy as np
+    from topic_explorer.pipeline.buildfolder.write import write_build
 
-    from pipeline.buildfolder import write_build
     from tests.dashboard.tinybuild import tiny_papers, tiny_topics
 
     out = tmp_path / "build"

@@ -4,8 +4,13 @@ import re
 from collections import Counter
 
 import pytest
-
-from pipeline.labels import MAX_LABEL_WORDS, corpus_modifiers, is_name, make_labels, topic_phrases
+from topic_explorer.pipeline.describe.labels import (
+    MAX_LABEL_WORDS,
+    corpus_modifiers,
+    is_name,
+    make_labels,
+    topic_phrases,
+)
 
 ACRONYMS = {
     "RLHF": "Reinforcement Learning from Human Feedback",
@@ -98,7 +103,7 @@ def check_label_rules(labels: list[str]) -> None:
 
 @pytest.mark.model
 def test_sample_labels_are_distinct_short_noun_phrases(sample_build):
-    from pipeline.buildfolder import read_build
+    from topic_explorer.pipeline.buildfolder.read import read_build
 
     labels = read_build(sample_build).topics["label"].tolist()
     check_label_rules(labels)

@@ -9,8 +9,7 @@ import pandas as pd
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-
-from pipeline.metadata import (
+from topic_explorer.pipeline.buildfolder.metadata import (
     as_type,
     json_text,
     merged_type,

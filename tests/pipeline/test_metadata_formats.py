@@ -9,12 +9,11 @@ import math
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-
-from pipeline.build import run_build
-from pipeline.buildfolder import read_build
-from pipeline.ingest import load_corpus, sample_files
-from pipeline.metadata import is_missing
-from pipeline.settings import BuildSettings
+from topic_explorer.pipeline.build import run_build
+from topic_explorer.pipeline.buildfolder.metadata import is_missing
+from topic_explorer.pipeline.buildfolder.read import read_build
+from topic_explorer.pipeline.ingest.corpus import load_corpus, sample_files
+from topic_explorer.pipeline.settings import BuildSettings
 
 N = 12
 TEXT = {  # text in every format: each column holds a value a number would change

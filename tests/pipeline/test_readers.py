@@ -5,9 +5,8 @@ import json
 
 import pandas as pd
 import pytest
-
-from pipeline.errors import UserError
-from pipeline.readers import read_file, split_plain_text
+from topic_explorer.pipeline.errors import UserError
+from topic_explorer.pipeline.ingest.readers import read_file, split_plain_text
 
 ABSTRACTS = [
     "We study federated learning with many clients and show faster convergence.",
@@ -48,7 +47,7 @@ def test_plain_text_joins_lines_wrapped_inside_a_paragraph(tmp_path):
 
 
 def test_bundled_sample_header_in_chinese_is_recognised():
-    from pipeline.ingest import sample_files
+    from topic_explorer.pipeline.ingest.corpus import sample_files
 
     raws = [read_file(p) for p in sample_files()]
     assert [r.header for r in raws] == ["NeurIPS 2025 论文列表", "NeurIPS 2025 Papers"]

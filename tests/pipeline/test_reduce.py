@@ -10,9 +10,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-
-from pipeline.buildfolder import read_build
-from pipeline.reduce import nearest_neighbours, umap_class, umap_embed
+from topic_explorer.pipeline.buildfolder.read import read_build
+from topic_explorer.pipeline.fit.reduce import nearest_neighbours, umap_class, umap_embed
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -53,7 +52,17 @@ def test_a_build_with_freshly_compiled_code_equals_one_from_the_disk_cache(tmp_p
     """numba compiles afresh into an empty cache folder (about a minute); the topics must not change."""
 
     def build(out: Path, env: dict[str, str]) -> Path:
-        command = [sys.executable, "-m", "pipeline.cli", "build", "--out", str(out), "--embedder", "tfidf", "--quiet"]
+        command = [
+            sys.executable,
+            "-m",
+            "topic_explorer.pipeline.cli",
+            "build",
+            "--out",
+            str(out),
+            "--embedder",
+            "tfidf",
+            "--quiet",
+        ]
         subprocess.run(command, cwd=ROOT, env={**os.environ, **env}, check=True)
         return out
 

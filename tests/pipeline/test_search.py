@@ -9,11 +9,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
+from topic_explorer.pipeline.buildfolder.read import read_build
+from topic_explorer.pipeline.cli.main import main
+from topic_explorer.pipeline.errors import UserError
+from topic_explorer.pipeline.search import best, check_query, query_embedder, search, similar_rows, similarities
 
-from pipeline.buildfolder import read_build
-from pipeline.cli import main
-from pipeline.errors import UserError
-from pipeline.search import best, check_query, query_embedder, search, similar_rows, similarities
 from tests.sample_groups import FEDERATED, FEDERATED_LORA, PAPERS
 
 
@@ -24,7 +24,7 @@ def unit_rows(n: int, d: int = 8, seed: int = 0) -> np.ndarray:
 
 def test_similarities_are_cosines_whatever_the_chunking(monkeypatch):
     vectors = unit_rows(50)
-    monkeypatch.setattr("pipeline.search.SIMILARITY_CHUNK", 7)
+    monkeypatch.setattr("topic_explorer.pipeline.search.SIMILARITY_CHUNK", 7)
     assert np.allclose(similarities(vectors, vectors[3]), vectors @ vectors[3], atol=1e-6)
 
 

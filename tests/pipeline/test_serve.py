@@ -3,11 +3,11 @@
 import sys
 
 import pytest
-
-from dashboard import launch as launch_module
-from pipeline.buildfolder import is_build
-from pipeline.errors import UserError
-from pipeline.serve import serve
+from topic_explorer.dashboard import launch as launch_module
+from topic_explorer.pipeline.buildfolder.schema import is_build
+from topic_explorer.pipeline.cli import serve as serve_module
+from topic_explorer.pipeline.cli.serve import serve
+from topic_explorer.pipeline.errors import UserError
 
 
 class Exec:
@@ -19,8 +19,15 @@ class Exec:
 
 @pytest.fixture
 def started(monkeypatch) -> Exec:
+    """`serve` becomes the dashboard's launcher, which becomes Streamlit: the first runs here, the second is recorded."""
     recorder = Exec()
     monkeypatch.setattr(launch_module.os, "execve", recorder)
+
+    def become_launcher(path, argv):
+        assert path == sys.executable and argv[1:3] == ["-m", serve_module.LAUNCHER]
+        launch_module.main(argv[3:])
+
+    monkeypatch.setattr(serve_module.os, "execv", become_launcher)
     return recorder
 
 
@@ -30,13 +37,13 @@ def test_serve_starts_streamlit_on_the_app_with_the_build_and_the_dashboards_set
     assert started.argv[1:4] == ["-m", "streamlit", "run"] and started.argv[4] == str(launch_module.APP)
     assert "--server.port=8765" in started.argv and "--server.address=127.0.0.1" in started.argv
     for flag in ("--client.disableDataExport=true", "--server.enableXsrfProtection=true", "--server.enableCORS=true"):
-        assert flag in started.argv  # from dashboard/streamlit.toml, whatever the working folder
+        assert flag in started.argv  # from .streamlit/config.toml, whatever the working folder
     assert "--browser.gatherUsageStats=false" in started.argv
     assert started.env[launch_module.BUILD_ENV] == str(metadata_build.resolve())
 
 
 def test_the_settings_file_is_read_not_copied(monkeypatch, tmp_path):
-    settings = tmp_path / "streamlit.toml"
+    settings = tmp_path / "config.toml"
     settings.write_text('[client]\ndisableDataExport = false\n[theme]\nbase = "dark"\n')
     monkeypatch.setattr(launch_module, "SETTINGS", settings)
     assert launch_module.streamlit_flags() == ["--client.disableDataExport=false", "--theme.base=dark"]

@@ -3,8 +3,7 @@
 import numpy as np
 import pandas as pd
 import pytest
-
-from pipeline.terms import TermCounts, class_tfidf, count_terms, vocabulary
+from topic_explorer.pipeline.describe.terms import TermCounts, class_tfidf, count_terms, vocabulary
 
 ABSTRACTS = [
     "Federated learning with many clients and differential privacy.",

@@ -3,10 +3,9 @@
 import re
 
 import pytest
-
-from pipeline.ingest import load_corpus, sample_files
-from pipeline.textclean import strip_markup
-from pipeline.titles import MAX_WORDS, derive_title
+from topic_explorer.pipeline.describe.titles import MAX_WORDS, derive_title
+from topic_explorer.pipeline.ingest.corpus import load_corpus, sample_files
+from topic_explorer.pipeline.text.clean import strip_markup
 
 
 @pytest.mark.parametrize(

@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from topic_explorer.pipeline.build import run_build
+from topic_explorer.pipeline.cli.main import main
+from topic_explorer.pipeline.settings import BuildSettings
 
-from pipeline.build import run_build
-from pipeline.cli import main
-from pipeline.settings import BuildSettings
 from tests.pipeline.killing import snapshot
 
 

@@ -1,0 +1,1 @@
+"""The dashboard's pure half: data, filters, figures, selections, exports; no Streamlit here."""

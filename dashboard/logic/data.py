@@ -1,0 +1,152 @@
+"""Find the build to show and precompute, once per build, what every rerun of the page needs."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from topic_explorer.dashboard.launch import BUILD_ENV
+from topic_explorer.dashboard.logic.filters import ColumnFilter, column_filters
+from topic_explorer.dashboard.logic.identifiers import is_identifier, paper_link, search_text
+from topic_explorer.dashboard.logic.levels import Level, levels
+from topic_explorer.dashboard.logic.palette import topic_colours
+from topic_explorer.dashboard.logic.safetext import hover_html
+from topic_explorer.pipeline.buildfolder.edits import edits_version
+from topic_explorer.pipeline.buildfolder.metadata import number_text, value_text
+from topic_explorer.pipeline.buildfolder.read import read_build
+from topic_explorer.pipeline.buildfolder.schema import MANIFEST_FILE, Build
+from topic_explorer.pipeline.settings import default_sample_build
+
+KEYWORDS_IN_EXPORT = 10
+DRAW_SEED = 0  # the map's sample of a big build is the same in every session and rerun
+TABLE_DECIMALS = 4  # Streamlit's table rounds decimals to this many places; columns needing more are shown as text
+
+
+@dataclass(frozen=True)
+class Explorer:
+    """A build plus derived, read-only data shared by every session (never mutate it)."""
+
+    build: Build
+    papers: pd.DataFrame  # the build's papers, as read
+    search: pd.Series  # per paper: lowercase title, abstract and identifiers, for text search
+    hover: np.ndarray  # per paper: the map's hover text, escaped
+    topics: pd.DataFrame  # the build's topics plus `colour` and `top_keywords`
+    topic_rows: dict[int, np.ndarray]  # topic_id -> row positions in `papers`
+    extent: tuple[tuple[float, float], tuple[float, float]]  # fixed map ranges (x, y), padded
+    column_filters: tuple[ColumnFilter, ...]  # the metadata columns worth a filter, and its kind
+    identifiers: tuple[str, ...]  # metadata columns holding ids (shown as text, searched, linked)
+    links: dict[str, np.ndarray]  # identifier column -> per paper, the page its id opens (None: no link)
+    text_columns: frozenset[str]  # metadata the table shows as text: identifiers, decimals it would round
+    levels: tuple[Level, ...]  # levels of detail, broadest first; the last is the topics themselves
+    ids: np.ndarray  # per paper: its paper_id (object array, made once: every rerun reads ids, titles, table values)
+    titles: np.ndarray  # per paper: its title (object array)
+    table_values: dict[str, object]  # topic_label and each metadata column: the table's values per paper
+    draw_order: np.ndarray  # per paper: its rank when a map draws a sample (a fixed random order; `figures`)
+    row_of: dict[str, int]  # paper_id -> its row
+
+    def mask_of(self, paper_ids: Iterable[str]) -> np.ndarray:
+        """Which rows hold these paper_ids (ids not in the build are ignored); fast for 100,000 ids."""
+        mask = np.zeros(len(self.ids), dtype=bool)
+        mask[[self.row_of[i] for i in paper_ids if i in self.row_of]] = True
+        return mask
+
+    @property
+    def name(self) -> str:
+        return self.build.name
+
+    @property
+    def metadata_columns(self) -> list[str]:
+        return self.build.metadata_columns
+
+
+def build_path() -> Path:
+    """The build named by $TOPIC_EXPLORER_BUILD (set by `topic-explorer serve`), else the sample's build."""
+    env = os.environ.get(BUILD_ENV)
+    return Path(env).expanduser() if env else default_sample_build()
+
+
+def build_version(path: Path) -> tuple:
+    """Changes when the build is rewritten (builds are replaced atomically, manifest included) or edited."""
+    try:
+        manifest = (Path(path) / MANIFEST_FILE).stat().st_mtime_ns
+    except OSError:
+        manifest = 0
+    return (manifest, *edits_version(path))
+
+
+def load_explorer(path: Path) -> Explorer:
+    """Read the build (raises `UserError`); precompute search and hover text, colours, positions and filters."""
+    build = read_build(path)
+    papers = build.papers.reset_index(drop=True)
+    columns = (papers["title"], papers["topic_label"], papers["abstract"])
+    identifiers = tuple(c for c in build.metadata_columns if is_identifier(c, papers[c]))
+    search = (papers["title"].astype(str) + "\n" + papers["abstract"].astype(str)).str.lower()
+    for column in identifiers:
+        search = search + "\n" + search_text(papers[column])
+    links = {column: np.array([paper_link(value) for value in papers[column]], dtype=object) for column in identifiers}
+    topics = _topics_with_layout(build.topics, papers)
+    topic_rows = {int(t): np.asarray(rows) for t, rows in papers.groupby("topic_id").indices.items()}
+    text_columns = frozenset(identifiers).union(c for c in build.metadata_columns if _rounded_in_table(papers[c]))
+    return Explorer(
+        build=build,
+        papers=papers,
+        search=search,
+        hover=np.array([hover_html(*texts) for texts in zip(*columns, strict=True)], dtype=object),
+        topics=topics,
+        topic_rows=topic_rows,
+        extent=_extent(papers),
+        column_filters=tuple(column_filters(papers, build.metadata_columns)),
+        identifiers=identifiers,
+        links={column: urls for column, urls in links.items() if any(url is not None for url in urls)},
+        text_columns=text_columns,
+        levels=levels(build.hierarchy, topics, topic_rows),
+        ids=papers["paper_id"].to_numpy(dtype=object),
+        titles=papers["title"].to_numpy(dtype=object),
+        table_values={c: _table_values(papers[c], c in text_columns) for c in ["topic_label", *build.metadata_columns]},
+        draw_order=np.random.default_rng(DRAW_SEED).permutation(len(papers)),
+        row_of={paper_id: row for row, paper_id in enumerate(papers["paper_id"].tolist())},
+    )
+
+
+def _table_values(values: pd.Series, as_text: bool) -> object:
+    """A column as the paper table takes it, row by row: texts of `as_text` columns; repeating texts as categories
+    (sent to the browser once per distinct value: at 100,000 papers the table is half the size); else as read."""
+    if as_text:
+        return np.array([value_text(value) for value in values.array], dtype=object)
+    if pd.api.types.is_string_dtype(values) and values.nunique() * 2 <= len(values):
+        return pd.Categorical(values)
+    return values.array
+
+
+def _rounded_in_table(values: pd.Series) -> bool:
+    """A decimal column some of whose values need more decimals than the table shows."""
+    if not pd.api.types.is_float_dtype(values):
+        return False
+    texts = (number_text(value) for value in values.dropna())
+    return any(len(text.partition(".")[2]) > TABLE_DECIMALS for text in texts)
+
+
+def _topics_with_layout(topics: pd.DataFrame, papers: pd.DataFrame) -> pd.DataFrame:
+    missing = papers.loc[~papers["topic_id"].isin(topics["topic_id"])].groupby("topic_id")["topic_label"]
+    extra = pd.DataFrame({"label": missing.first(), "size": missing.size()}).reset_index()
+    if len(extra):  # a topic with papers but no row in topics.parquet still gets a colour and a filter entry
+        extra = extra.assign(keywords=[[]] * len(extra), keyword_weights=[[]] * len(extra), named=False)
+        topics = pd.concat([topics, extra.assign(coherence=np.nan)], ignore_index=True)
+    topics = topics.sort_values("topic_id").reset_index(drop=True).copy()
+    topics["colour"] = topics["topic_id"].map(topic_colours(topics["topic_id"].tolist()))
+    topics["top_keywords"] = topics["keywords"].map(lambda words: "; ".join(words[:KEYWORDS_IN_EXPORT]))
+    return topics
+
+
+def _extent(papers: pd.DataFrame, pad: float = 0.04) -> tuple[tuple[float, float], tuple[float, float]]:
+    ranges = []
+    for column in ("x", "y"):
+        values = papers[column].to_numpy(dtype=float)
+        low, high = (float(np.nanmin(values)), float(np.nanmax(values))) if len(values) else (0.0, 1.0)
+        margin = max(high - low, 1e-6) * pad
+        ranges.append((low - margin, high + margin))
+    return ranges[0], ranges[1]

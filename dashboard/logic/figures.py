@@ -1,0 +1,169 @@
+"""Plotly figures: the paper map and a topic's keyword bars (pure: data in, figure out)."""
+
+from __future__ import annotations
+
+import math
+import os
+
+import numpy as np
+import plotly.graph_objects as go
+from topic_explorer.dashboard.logic.data import Explorer
+from topic_explorer.dashboard.logic.safetext import plotly_text, shorten
+
+MAP_HEIGHT = 600
+LEGEND_PX = 270
+LEGEND_CHARS = 34  # longer labels are cut so the legend fits its fixed margin
+SELECTED_OUTLINE = "#1f2937"
+CONTEXT_COLOUR = "#d4d4d4"  # papers shown for context only: they pass the filters but not the search by meaning
+MAP_META = "topicExplorerMap"  # marks the map for its label layer (dashboard/maplabels.js)
+MAX_DRAWN = 20_000  # a map of more papers draws a sample of this many; counts, selection and export take all
+MAP_POINTS_ENV = "TOPIC_EXPLORER_MAP_POINTS"  # overrides MAX_DRAWN (a fast machine may draw more)
+
+
+def map_points() -> int:
+    """The most papers a map draws: $TOPIC_EXPLORER_MAP_POINTS when it is a whole number >= 1, else `MAX_DRAWN`."""
+    value = os.environ.get(MAP_POINTS_ENV, "").strip()
+    return int(value) if value.isdigit() and int(value) >= 1 else MAX_DRAWN
+
+
+def drawn_rows(order: np.ndarray, mask: np.ndarray, limit: int) -> np.ndarray:
+    """Rows of `mask` to draw, ascending: all of them, or the `limit` earliest in `order` (a fixed random rank).
+
+    The sample is the same on every rerun, and a narrower mask keeps the papers it drew before that pass it.
+    """
+    rows = np.flatnonzero(mask)
+    if len(rows) <= limit:
+        return rows
+    return np.sort(rows[np.argpartition(order[rows], limit)[:limit]]) if limit > 0 else rows[:0]
+
+
+def marker_size(n_points: int) -> float:
+    """Big dots for a few dozen papers, small ones for tens of thousands."""
+    return float(np.clip(26 / math.log10(n_points + 10), 4, 11))
+
+
+def map_figure(
+    explorer: Explorer,
+    shown: np.ndarray,
+    selected: np.ndarray,
+    *,
+    context: np.ndarray | None = None,
+    labels: list[dict] | None = None,
+    view: str = "map",
+    max_drawn: int | None = None,
+) -> go.Figure:
+    """One WebGL trace per topic (so the legend toggles topics), selected papers ringed.
+
+    `shown`, `selected` and `context` are boolean masks over `explorer.papers`; paper_id rides along as
+    customdata. `context` papers are drawn grey behind the others (and cannot be selected). `labels` are
+    the topic labels the browser places without overlaps at every zoom (`dashboard.logic.maplabels`); `view`
+    names the user's view: the zoom is kept while it stays the same.
+    At most `max_drawn` papers (default: `map_points()`) are drawn, shown ones first, then context: a fixed
+    random sample of them (`drawn_rows`) when there are more. `layout.meta` says how many papers are `shown`
+    and `drawn`, and how many of the `context` are drawn (`context_drawn`). Legend counts are of every shown paper.
+    """
+    papers = explorer.papers
+    x, y = papers["x"].to_numpy(), papers["y"].to_numpy()
+    ids, hover = explorer.ids, explorer.hover
+    n_shown = int(shown.sum())
+    max_drawn = map_points() if max_drawn is None else max_drawn
+    draw = np.zeros(len(shown), dtype=bool)
+    draw[drawn_rows(explorer.draw_order, shown, max_drawn)] = True
+    size = marker_size(n_shown)
+    traces = []
+    n_context = int(context.sum()) if context is not None else 0
+    context_rows = np.zeros(0, dtype=np.int64)
+    if n_context:
+        rows = context_rows = drawn_rows(explorer.draw_order, context, max_drawn - int(draw.sum()))
+        traces.append(
+            {
+                "type": "scattergl",
+                "mode": "markers",
+                "x": x[rows],
+                "y": y[rows],
+                "hovertext": hover[rows],
+                "hoverinfo": "text",
+                "name": f"Other papers ({n_context:,})",
+                "marker": {"color": CONTEXT_COLOUR, "size": max(size - 2, 3), "opacity": 0.6},
+            }
+        )
+    for topic in explorer.topics.itertuples():
+        rows = explorer.topic_rows.get(topic.topic_id, np.empty(0, dtype=int))
+        n_topic = int(shown[rows].sum())
+        rows = rows[draw[rows]]
+        if not n_topic:
+            continue
+        traces.append(
+            {
+                "type": "scattergl",
+                "mode": "markers",
+                "x": x[rows],
+                "y": y[rows],
+                "customdata": ids[rows],
+                "hovertext": hover[rows],
+                "hoverinfo": "text",
+                "name": plotly_text(f"{shorten(topic.label, LEGEND_CHARS)} ({n_topic:,})"),
+                "marker": {"color": topic.colour, "size": size, "opacity": 0.85 if topic.topic_id != -1 else 0.5},
+            }
+        )
+    ringed = np.flatnonzero(draw & selected)
+    if len(ringed):
+        traces.append(
+            {
+                "type": "scattergl",
+                "mode": "markers",
+                "x": x[ringed],
+                "y": y[ringed],
+                "customdata": ids[ringed],
+                "hoverinfo": "skip",
+                "name": f"Selected ({int((shown & selected).sum()):,})",
+                "marker": {"size": size + 6, "color": "rgba(0,0,0,0)", "line": {"color": SELECTED_OUTLINE, "width": 2}},
+            }
+        )
+    sampled = {"shown": n_shown, "drawn": int(draw.sum()), "context": n_context, "context_drawn": len(context_rows)}
+    layout = {
+        "height": MAP_HEIGHT,
+        # A fixed legend margin keeps the plot area, and so the map, still however many topics are shown.
+        "margin": {"l": 0, "r": LEGEND_PX, "t": 30, "b": 0, "autoexpand": False},
+        "showlegend": True,
+        "xaxis": {"range": list(explorer.extent[0]), "visible": False},
+        "yaxis": {"range": list(explorer.extent[1]), "visible": False},
+        "plot_bgcolor": "#fbfbfa",
+        "hovermode": "closest",
+        "dragmode": "select",
+        "hoverlabel": {"bgcolor": "white", "font": {"size": 12, "color": "#1f2937"}, "align": "left"},
+        "legend": {
+            "title": {"text": "Topics"},
+            "itemsizing": "constant",
+            "font": {"size": 11},
+            "x": 1.01,
+            "xanchor": "left",
+            "y": 1,
+            "yanchor": "top",
+        },
+        "uirevision": view,  # Plotly keeps the user's zoom and pan while this stays the same
+        "meta": {MAP_META: True, "view": view, "labels": labels or [], **sampled},
+    }
+    # Validating 20,000 points per trace costs more than building them; the structure above is fixed and tested.
+    return go.Figure({"data": traces, "layout": layout}, _validate=False)
+
+
+def keyword_figure(keywords: list[str], weights: list[float], colour: str, top: int = 10) -> go.Figure:
+    """Horizontal bars of a topic's `top` keywords, best at the top."""
+    figure = go.Figure(
+        go.Bar(
+            x=list(weights[:top]),
+            y=[plotly_text(k) for k in keywords[:top]],
+            orientation="h",
+            marker={"color": colour},
+            hovertemplate="%{y}: %{x:.3f}<extra></extra>",
+        )
+    )
+    figure.update_layout(
+        height=36 + 26 * min(top, len(keywords)),
+        margin={"l": 0, "r": 8, "t": 4, "b": 0},
+        yaxis={"autorange": "reversed", "automargin": True},
+        xaxis={"title": {"text": "keyword relevance"}, "showgrid": True},
+        showlegend=False,
+    )
+    return figure

@@ -1,0 +1,77 @@
+"""The map's topic labels: which to offer at which priority (pure), and the browser code that places them.
+
+Labels are placed in the browser, where the zoom is known: `maplabels.js` draws them as plain text
+(never HTML) over the map, biggest first at the chosen level of detail, then the finer levels'; a
+label that would overlap one already placed is tried just above and below its centre, then hidden.
+Zooming in spreads the papers apart, so finer labels find room and appear; zooming out hides them
+again. The same script keeps the user's zoom when the map is drawn afresh (`mapview_script`).
+"""
+
+from __future__ import annotations
+
+import json
+from importlib import resources
+
+import numpy as np
+from topic_explorer.dashboard.logic.levels import Level
+from topic_explorer.dashboard.logic.safetext import shorten
+
+LABEL_CHARS = 32
+LABEL_FONT_PX = (13, 11)  # the chosen level's labels, then the finer levels'
+
+
+def label_candidates(
+    levels: tuple[Level, ...], chosen: int, shown: np.ndarray, x: np.ndarray, y: np.ndarray
+) -> list[dict]:
+    """Labels to offer, best first: the chosen level's groups by shown papers, then each finer level's.
+
+    Each label sits at the median position of its group's shown papers (`x`, `y`: every paper's), so a
+    filtered or searched map labels where its papers are.
+    A finer group holding the same topics as one offered already, or named like one, is left out: the map
+    never shows a label twice.
+    Each label: text `t` (plain; the browser sets it as text), position `x`, `y`, priority `p`, colour `c`
+    (of its group at the chosen level, as on the map), font size `s`.
+    """
+    colour_of_topic = {t: c for g, c in zip(levels[chosen].topics["topic_id"], levels[chosen].topics["colour"],
+                       strict=True) for t in levels[chosen].members[g]}  # fmt: skip
+    offered: set[tuple[int, ...]] = set()
+    texts: set[str] = set()
+    labels = []
+    for depth, level in enumerate(levels[chosen:]):
+        for group in level.topics.itertuples():
+            rows = level.topic_rows.get(group.topic_id, np.zeros(0, dtype=np.int64))
+            rows = rows[shown[rows]]
+            held = level.members[group.topic_id]
+            text = shorten(str(group.label), LABEL_CHARS)
+            if not len(rows) or held in offered or text.casefold() in texts:
+                continue
+            at = (float(np.median(x[rows])), float(np.median(y[rows])))
+            if not np.isfinite(at).all():
+                continue
+            offered.add(held)
+            texts.add(text.casefold())
+            labels.append(
+                {
+                    "t": text,
+                    "x": at[0],
+                    "y": at[1],
+                    "p": float((len(levels) - depth) * 1e9 + len(rows)),
+                    "c": colour_of_topic.get(held[0], "#888888"),
+                    "s": LABEL_FONT_PX[min(depth, 1)],
+                }
+            )
+    return sorted(labels, key=lambda label: -label["p"])
+
+
+def mapview_script() -> str:
+    """A page for a zero-height component frame that installs `maplabels.js` into the dashboard's page, once.
+
+    The code runs in the page itself (same origin), not in the frame, so it outlives the frame's reruns.
+    """
+    code = resources.files("topic_explorer.dashboard.logic").joinpath("maplabels.js").read_text(encoding="utf-8")
+    install = (
+        "(function(){var page=window.parent;if(!page||page.__topicExplorerMapView)return;"
+        "var s=page.document.createElement('script');s.textContent=" + json.dumps(code).replace("</", "<\\/") + ";"
+        "page.document.head.appendChild(s);})();"
+    )
+    return f"<script>{install}</script>"

@@ -1,0 +1,246 @@
+"""The Explore tab: selection bar, map (with its view and labels), paper table and the topic tree with details."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+from dataclasses import replace
+from functools import partial
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+from topic_explorer.dashboard.logic.data import Explorer
+from topic_explorer.dashboard.logic.export import (
+    DEFAULT_FORMAT,
+    EXPORT_FORMATS,
+    download_label,
+    export_frame,
+    file_name,
+)
+from topic_explorer.dashboard.logic.figures import keyword_figure, map_figure
+from topic_explorer.dashboard.logic.identifiers import LINK_HOST
+from topic_explorer.dashboard.logic.levels import tree_rows
+from topic_explorer.dashboard.logic.maplabels import label_candidates, mapview_script
+from topic_explorer.dashboard.logic.safetext import column_title
+
+SELECT_HELP = (
+    "Select papers by dragging a box (or, from the map's toolbar, a lasso) over the map, or by ticking table rows. "
+    "Selections add up; 'Clear selection' starts over. Export takes the selection, or every shown paper."
+)
+PLOTLY_CONFIG = {"displaylogo": False, "modeBarButtonsToRemove": ["toImage"]}
+FORMAT_KEY = "export-format"
+FORMAT_HELP = (
+    "CSV and Excel open in spreadsheets; Parquet and JSON Lines keep every value's type for data tools. "
+    "In the CSV, a text a spreadsheet could run as a formula gets an apostrophe in front; "
+    "the Excel, Parquet and JSON Lines files hold every text unchanged."
+)
+LINK_SUFFIX = " link"
+VIEW_KEY = "map-view"  # how many times the user reset the map's view
+
+
+def render_selection_bar(
+    explorer: Explorer,
+    shown: np.ndarray,
+    selected: np.ndarray,
+    n_hidden: int,
+    on_clear: Callable[[], None],
+    level: int,
+) -> None:
+    """Counts, 'Clear selection' and the download of the selection (or of every shown paper) in a chosen format."""
+    n_shown, n_selected = int(shown.sum()), int(selected.sum())
+    status, clear, reset, file_format, download = st.columns([3.2, 1.3, 1.1, 0.9, 2.6], vertical_alignment="center")
+    note = f"**Showing {n_shown:,} of {len(shown):,} papers** · {n_selected:,} selected"
+    if n_hidden:
+        note += f" (+{n_hidden:,} hidden by the filters)"
+    status.markdown(note, help=SELECT_HELP)
+    clear.button("Clear selection", key="clear-selection", on_click=on_clear, disabled=not (n_selected or n_hidden))
+    reset.button("Reset view", key="reset-view", on_click=reset_view, help="Show the whole map again")
+    chosen = file_format.selectbox(
+        "File format",
+        options=list(EXPORT_FORMATS),
+        index=list(EXPORT_FORMATS).index(DEFAULT_FORMAT),
+        format_func=lambda key: EXPORT_FORMATS[key].label,
+        label_visibility="collapsed",
+        help=FORMAT_HELP,
+        key=FORMAT_KEY,
+    )
+    export = EXPORT_FORMATS[chosen]
+    rows = np.flatnonzero(selected if n_selected else shown)
+    download.download_button(
+        download_label(n_selected, n_shown, export.label),
+        data=partial(_export_bytes, explorer, rows, export.write, broader_labels(explorer, level)),
+        file_name=file_name(explorer.name, export.extension),
+        mime=export.mime,
+        on_click="ignore",
+        disabled=not len(rows),
+        key="download",
+    )
+
+
+def _export_bytes(
+    explorer: Explorer, rows: np.ndarray, write: Callable[[pd.DataFrame], bytes], broader: dict[int, str] | None
+) -> bytes:
+    return write(export_frame(explorer.papers.iloc[rows], explorer.topics, explorer.metadata_columns, broader))
+
+
+def broader_labels(explorer: Explorer, level: int) -> dict[int, str] | None:
+    """Each topic's broader theme: at the chosen level of detail, or the one just above the topics (None: no tree)."""
+    finest = len(explorer.levels) - 1
+    if finest == 0:
+        return None
+    groups = explorer.levels[level if level < finest else finest - 1]
+    labels = dict(zip(groups.topics["topic_id"], groups.topics["label"], strict=True))
+    return {topic: labels[group] for group, held in groups.members.items() for topic in held}
+
+
+def render_map(
+    explorer: Explorer,
+    level: int,
+    shown: np.ndarray,
+    selected: np.ndarray,
+    key: str,
+    context: np.ndarray | None = None,
+) -> None:
+    """The paper map at a level of detail; its selections are read through session state (`dashboard.ui.selection`).
+
+    The user's zoom is kept across reruns and redraws until 'Reset view' (`dashboard.logic.maplabels`).
+    """
+    if not shown.any():
+        st.info("No papers match these filters. Widen the search, choose other topics or press 'Reset filters'.")
+        return
+    groups = explorer.levels[level]
+    figure = map_figure(
+        replace(explorer, topics=groups.topics, topic_rows=groups.topic_rows),
+        shown,
+        selected,
+        context=context,
+        labels=label_candidates(explorer.levels, level, shown, *explorer.papers[["x", "y"]].to_numpy().T),
+        view=view_name(explorer),
+    )
+    meta = figure.layout.meta
+    note = sample_note(meta["drawn"] + meta["context_drawn"], meta["shown"] + meta["context"])
+    if note:
+        st.caption(note)
+    st.plotly_chart(figure, key=key, on_select="rerun", selection_mode=("box", "lasso", "points"), config=PLOTLY_CONFIG)
+    st.iframe(mapview_script(), height=1)  # our own script only: no text from the build goes into it
+
+
+def sample_note(drawn: int, total: int) -> str | None:
+    """What the map leaves out when it draws a sample (None when it draws every paper)."""
+    if drawn >= total:
+        return None
+    return (
+        f"Drawing {drawn:,} of {total:,} papers on the map, an even sample that keeps it quick; "
+        "narrow the filters to draw them all. Counts, box and lasso selections and downloads cover every paper."
+    )
+
+
+def view_name(explorer: Explorer) -> str:
+    """Names the user's view of this build's map in this session; 'Reset view' starts a new one."""
+    build = hashlib.sha256(str(explorer.build.path).encode()).hexdigest()[:12]
+    return f"{build}-{st.session_state.get(VIEW_KEY, 0)}"
+
+
+def reset_view() -> None:
+    """Button callback: the whole map again (a new view, so neither Plotly nor the page restores the zoom)."""
+    st.session_state[VIEW_KEY] = st.session_state.get(VIEW_KEY, 0) + 1
+
+
+def render_table(
+    explorer: Explorer, rows: np.ndarray, selected: np.ndarray, key: str, scores: np.ndarray | None = None
+) -> None:
+    """The shown papers, sortable, with row selection; no abstracts (they would make 20,000 rows slow).
+
+    With `scores` (a search by meaning), `rows` come best first and each shows its similarity to the query.
+    """
+    papers = explorer.papers
+    table = pd.DataFrame(
+        {
+            "✓": pd.Categorical.from_codes(selected[rows].astype(np.int8), categories=["", "✓"]),
+            **({"score": scores} if scores is not None else {}),
+            "title": explorer.titles[rows],
+            "topic": explorer.table_values["topic_label"][rows],
+            "confidence": papers["confidence"].to_numpy()[rows],
+        }
+    )
+    columns = {}
+    for column in explorer.metadata_columns:
+        name = _unclashing(column, table.columns)
+        table[name] = explorer.table_values[column][rows]
+        if column in explorer.text_columns:  # ids, and decimals the table would round: every digit, as text
+            columns[name] = st.column_config.TextColumn(column_title(column))
+        else:  # whole numbers show every digit without thousands separators; decimals here have few digits
+            columns[name] = column_title(column)
+        if column in explorer.links:
+            link = _unclashing(column + LINK_SUFFIX, table.columns)
+            table[link] = explorer.links[column][rows]
+            columns[link] = st.column_config.LinkColumn(
+                column_title(column) + LINK_SUFFIX, display_text=LINK_HOST, help="Opens the paper's page in a new tab"
+            )
+    st.dataframe(
+        table,
+        key=key,
+        on_select="rerun",
+        selection_mode="multi-row",
+        hide_index=True,
+        height=420,
+        column_config={
+            "✓": st.column_config.TextColumn("✓", width=40, help="Selected for export"),
+            "score": st.column_config.NumberColumn(
+                "Score", format="%.3f", help="Cosine similarity to the search by meaning, best first"
+            ),
+            "title": st.column_config.TextColumn("Title", width="large"),
+            "topic": st.column_config.TextColumn("Topic"),
+            "confidence": st.column_config.ProgressColumn("Confidence", min_value=0.0, max_value=1.0, format="%.2f"),
+            **columns,
+        },
+    )
+
+
+def _unclashing(name: str, taken: pd.Index) -> str:
+    """`name`, or `name (metadata)` when the table has a column of that name already (e.g. 'title')."""
+    return f"{name} (metadata)" if name in set(taken) else name
+
+
+@st.fragment  # choosing another topic reruns only this panel
+def render_topics(explorer: Explorer, shown: np.ndarray) -> None:
+    """The topic tree with sizes; the chosen topic's keyword weights and most representative papers."""
+    topics, papers = explorer.topics, explorer.papers
+    shown_counts = pd.Series(papers["topic_id"].to_numpy()[shown]).value_counts()
+    tree = tree_rows(explorer.levels, shown_counts)
+    st.dataframe(
+        tree[["topic", "papers", "shown"]],
+        hide_index=True,
+        height=min(36 + 35 * len(tree), 320),
+        key="topic-list",
+        column_config={
+            "topic": st.column_config.TextColumn("Topic" if len(explorer.levels) == 1 else "Themes and topics"),
+            "papers": st.column_config.NumberColumn("Papers"),
+            "shown": st.column_config.NumberColumn("Shown", help="Papers of this topic that pass the filters"),
+        },
+    )
+    labels = dict(zip(topics["topic_id"], topics["label"], strict=True))
+    topic_id = st.selectbox(
+        "Topic details", options=topics["topic_id"].tolist(), format_func=labels.__getitem__, key="topic-detail"
+    )
+    topic = topics.loc[topics["topic_id"] == topic_id].iloc[0]
+    confidence = papers["confidence"].to_numpy()
+    if len(topic["keywords"]):
+        st.plotly_chart(
+            keyword_figure(topic["keywords"], topic["keyword_weights"], topic["colour"]),
+            key="keyword-chart",
+            config={**PLOTLY_CONFIG, "displayModeBar": False},
+        )
+    st.caption("Most representative papers (closest to the topic's centre)")
+    best = most_confident(explorer, topic_id)
+    st.text("\n".join(f"• {explorer.titles[row]} ({confidence[row]:.2f})" for row in best))
+
+
+def most_confident(explorer: Explorer, topic_id: int, top: int = 5) -> np.ndarray:
+    """Rows of the topic's `top` papers by confidence, best first (ties in row order; no confidence: left out)."""
+    rows = explorer.topic_rows.get(topic_id, np.zeros(0, dtype=np.int64))
+    confidence = explorer.papers["confidence"].to_numpy(dtype=float)[rows]
+    known = ~np.isnan(confidence)
+    rows, confidence = rows[known], confidence[known]
+    return rows[np.argsort(-confidence, kind="stable")[:top]]

@@ -1,0 +1,65 @@
+"""Search by meaning in the dashboard: the build's own embedder, loaded on the first query and kept.
+
+The page starts without the embedding stack (torch, sentence-transformers): the model loads under a
+spinner when someone first searches by meaning, then stays loaded for every session. A query's scores
+over every paper are cached, so changing the other filters or the number of results ranks again
+without embedding the query again.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import streamlit as st
+from topic_explorer.dashboard.logic.safetext import escape_markdown
+from topic_explorer.dashboard.logic.viewlink import View
+from topic_explorer.pipeline.buildfolder.read import read_build
+from topic_explorer.pipeline.errors import UserError
+from topic_explorer.pipeline.search import Ranked, best, query_embedder, query_vector, similar_rows, similarities
+
+LOADING = "Loading the language model for search by meaning (the first search only)…"
+
+
+@st.cache_resource(show_spinner=LOADING, max_entries=4)  # the spinner shows only when the model loads
+def _embedder(path: str, manifest_version: int):
+    """The build's embedder, once per build (a rebuild changes `manifest_version`); shared by every session."""
+    build = read_build(Path(path), with_edits=False)
+    embedder = query_embedder(build, device="cpu")
+    query_vector(embedder, "warm up")  # loads the model now, under the spinner
+    return embedder
+
+
+@st.cache_resource(show_spinner=False, max_entries=4)
+def vectors(path: str, manifest_version: int) -> np.ndarray:
+    """The papers' embeddings, memory-mapped: read from disk as searches need them."""
+    return read_build(Path(path), with_edits=False).embeddings(mmap=True)
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def query_scores(path: str, manifest_version: int, query: str) -> np.ndarray:
+    """Cosine similarity of `query` to every paper (raises `UserError` for an empty or over-long query)."""
+    vector = query_vector(_embedder(path, manifest_version), query)
+    return similarities(vectors(path, manifest_version), vector)
+
+
+def render_search(path: str, manifest_version: int, view: View, passing: np.ndarray) -> Ranked | None:
+    """The best matches of the view's search by meaning among the papers passing the other filters, best first.
+
+    None without a query; a query the model cannot take (too long) is explained in the sidebar instead.
+    """
+    if not view.about:
+        return None
+    try:
+        scores = query_scores(path, manifest_version, view.about)
+    except UserError as error:
+        st.sidebar.warning(escape_markdown(str(error)))
+        return None
+    return best(scores, view.results, passing)
+
+
+@st.cache_data(show_spinner=False, max_entries=1000)  # a few hundred bytes each; 100,000 papers take ~50 ms a paper
+def similar(path: str, manifest_version: int, row: int, top: int = 10) -> tuple[np.ndarray, np.ndarray]:
+    """The papers closest to the paper at `row`, best first, with their cosine similarity (kept per build version)."""
+    ranked = similar_rows(vectors(path, manifest_version), row, top)
+    return ranked.rows, ranked.scores

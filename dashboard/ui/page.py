@@ -1,0 +1,28 @@
+"""Page frame: the title line, and the friendly page shown when there is no build to read."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import streamlit as st
+from topic_explorer.dashboard.logic.data import Explorer
+from topic_explorer.dashboard.logic.safetext import escape_markdown
+from topic_explorer.pipeline.errors import UserError
+
+MAKE_A_BUILD = "topic-explorer build --out my-build\ntopic-explorer serve my-build"
+
+
+def render_header(explorer: Explorer) -> None:
+    """A title line naming the build, its paper and topic counts."""
+    n_topics = int((explorer.topics["topic_id"] != -1).sum())
+    name = escape_markdown(explorer.name)
+    st.markdown(f"### Topic Explorer · {name} · {len(explorer.papers):,} papers · {n_topics} topics")
+
+
+def render_missing_build(path: Path, error: UserError) -> None:
+    """No traceback: what is wrong, and the commands that make and open a build."""
+    st.title("Topic Explorer", anchor=False)
+    st.error(escape_markdown(str(error)))
+    st.info(f"The dashboard looked for a build at {escape_markdown(str(path))}. Make a build and open it with:")
+    st.code(MAKE_A_BUILD, language="bash")
+    st.caption("Use your own abstracts with `topic-explorer build papers.csv --out my-build`.")

@@ -1,0 +1,182 @@
+"""The sidebar: level of detail, then filters that apply to the map, the table and the export alike."""
+
+from __future__ import annotations
+
+import datetime
+
+import streamlit as st
+from topic_explorer.dashboard.logic.data import Explorer
+from topic_explorer.dashboard.logic.filters import ColumnFilter, Filters, search_words
+from topic_explorer.dashboard.logic.safetext import column_title, escape_markdown
+from topic_explorer.dashboard.logic.viewlink import DEFAULT_RESULTS, RESULT_CHOICES, View
+
+TOPICS_KEY = "filter-topics"  # the topic filter at the finest level; coarser levels have their own keys
+SEARCH_KEY = "filter-search"
+ABOUT_KEY = "filter-about"
+RESULTS_KEY = "filter-results"
+DETAIL_KEY = "detail"
+SHOWN_DETAIL_KEY = "detail-shown"  # the level the page was last drawn at, to carry the topic filter over
+FEW_CHOICES = 12  # a multi-select with more options than this says how many there are to search
+ABOUT_HELP = (
+    "Describe the papers you want in your own words: each paper is ranked by how close its abstract is in "
+    "meaning (cosine similarity of embeddings, made with this build's own model). The best matches are "
+    "shown, best first, among the papers the other filters keep."
+)
+
+
+def metadata_key(column: str) -> str:
+    """The widget key of a metadata column's filter."""
+    return f"filter-meta-{column}"
+
+
+def topics_key(explorer: Explorer, level: int) -> str:
+    """The topic filter's widget key at `level` (its options are that level's groups)."""
+    return TOPICS_KEY if level == len(explorer.levels) - 1 else f"{TOPICS_KEY}-level-{level}"
+
+
+def search_label(explorer: Explorer) -> str:
+    """What the search box searches: titles and abstracts, and the identifier columns by name."""
+    if not explorer.identifiers:
+        return "Search titles and abstracts"
+    return "Search titles, abstracts, " + ", ".join(column_title(c) for c in explorer.identifiers)
+
+
+def render_filters(explorer: Explorer) -> View:
+    """Draw the level of detail and the filter widgets in the sidebar; returns the user's view."""
+    specs = explorer.column_filters
+    with st.sidebar:
+        level = _detail(explorer)
+        st.header("Filters", anchor=False)
+        groups = explorer.levels[level]
+        labels = dict(zip(groups.topics["topic_id"], groups.topics["label"], strict=True))
+        sizes = dict(zip(groups.topics["topic_id"], groups.topics["size"], strict=True))
+        keep_valid(topics_key(explorer, level), set(groups.topics["topic_id"].tolist()), many=True)
+        chosen = st.multiselect(
+            "Themes" if level < len(explorer.levels) - 1 else "Topics",
+            options=groups.topics["topic_id"].tolist(),
+            format_func=lambda t: f"{labels[t]} ({sizes[t]:,})",
+            placeholder="All themes" if level < len(explorer.levels) - 1 else "All topics",
+            key=topics_key(explorer, level),
+        )
+        about = st.text_input(
+            "Papers about… (search by meaning)",
+            placeholder="e.g. privacy when training across many devices",
+            help=ABOUT_HELP,
+            key=ABOUT_KEY,
+        )
+        results = DEFAULT_RESULTS
+        if about.strip():
+            results = st.select_slider(
+                "Best matches shown", options=RESULT_CHOICES, key=RESULTS_KEY, **_default(RESULTS_KEY, DEFAULT_RESULTS)
+            )
+        query = st.text_input(
+            escape_markdown(search_label(explorer)),
+            placeholder="e.g. federated privacy",
+            help="Case is ignored; with several words, a paper must contain all of them.",
+            key=SEARCH_KEY,
+        )
+        ranges, dates, choices = {}, {}, {}
+        for spec in specs:
+            value = _column_widget(spec)
+            if spec.kind == "range" and tuple(value) != spec.bounds:
+                ranges[spec.column] = (float(value[0]), float(value[1]))
+            elif spec.kind == "dates" and tuple(day.isoformat() for day in value) != spec.bounds:
+                dates[spec.column] = (value[0].isoformat(), value[1].isoformat())
+            elif spec.kind == "choice" and value:
+                choices[spec.column] = tuple(sorted(value))
+        keys = [
+            *(topics_key(explorer, i) for i in range(len(explorer.levels))),
+            ABOUT_KEY,
+            RESULTS_KEY,
+            SEARCH_KEY,
+            *(metadata_key(spec.column) for spec in specs),
+        ]
+        st.button("Reset filters", key="reset-filters", on_click=_reset, args=(keys,))
+    return View(
+        topics=groups.topics_of(chosen),
+        search=query,
+        about=about.strip(),
+        results=int(results),
+        level=level if level < len(explorer.levels) - 1 else None,
+        ranges=ranges,
+        dates=dates,
+        choices=choices,
+    )
+
+
+def filters_of(view: View) -> Filters:
+    """The filters every paper is checked against (search by meaning ranks afterwards)."""
+    return Filters(
+        tuple(view.topics),
+        search_words(view.search),
+        tuple(sorted(view.ranges.items())),
+        tuple(sorted(view.dates.items())),
+        tuple(sorted(view.choices.items())),
+    )
+
+
+def _detail(explorer: Explorer) -> int:
+    """The level-of-detail control (only when the build has a topic tree); returns the chosen level."""
+    finest = len(explorer.levels) - 1
+    if finest == 0:
+        return 0
+    level = st.select_slider(
+        "Detail",
+        options=list(range(finest + 1)),
+        **_default(DETAIL_KEY, finest),
+        format_func=lambda i: explorer.levels[i].name,
+        help="Broad themes (left) to fine topics (right): colours, labels, legend and the topic filter follow.",
+        key=DETAIL_KEY,
+        on_change=_carry_topics,
+        args=(explorer,),
+    )
+    st.session_state[SHOWN_DETAIL_KEY] = level
+    return int(level)
+
+
+def _carry_topics(explorer: Explorer) -> None:
+    """A new level keeps the topic filter: the new level's groups holding the topics chosen before."""
+    finest = len(explorer.levels) - 1
+    old, new = st.session_state.get(SHOWN_DETAIL_KEY, finest), st.session_state[DETAIL_KEY]
+    chosen = explorer.levels[old].topics_of(st.session_state.get(topics_key(explorer, old), []))
+    st.session_state[topics_key(explorer, new)] = explorer.levels[new].groups_of(chosen) if chosen else []
+
+
+def _column_widget(spec: ColumnFilter) -> object:
+    label, key = escape_markdown(column_title(spec.column)), metadata_key(spec.column)
+    if spec.kind == "choice":
+        many = len(spec.options) > FEW_CHOICES
+        placeholder = f"All · type to search {len(spec.options):,} values" if many else "All"
+        return st.multiselect(label, options=list(spec.options), placeholder=placeholder, key=key)
+    if spec.kind == "dates":
+        first, last = (datetime.date.fromisoformat(day) for day in spec.bounds)
+        default = _default(key, (first, last))
+        return st.slider(label, min_value=first, max_value=last, format="YYYY-MM-DD", key=key, **default)
+    if spec.integer:
+        low, high = (int(b) for b in spec.bounds)
+        return st.slider(
+            label, min_value=low, max_value=high, step=1, format="%d", key=key, **_default(key, (low, high))
+        )
+    low, high = spec.bounds
+    return st.slider(label, min_value=low, max_value=high, key=key, **_default(key, (low, high)))
+
+
+def _default(key: str, value: object) -> dict:
+    """`value` as the widget's default, unless a link or a callback has set the widget already."""
+    return {} if key in st.session_state else {"value": value}
+
+
+def keep_valid(key: str, options: set, many: bool = False) -> None:
+    """Forget a widget's value that is no longer an option (a topic merged away by an edit)."""
+    if key not in st.session_state:
+        return
+    value = st.session_state[key]
+    if many:
+        st.session_state[key] = [v for v in value if v in options]
+    elif value not in options:
+        del st.session_state[key]
+
+
+def _reset(keys: list[str]) -> None:
+    for key in keys:
+        st.session_state.pop(key, None)

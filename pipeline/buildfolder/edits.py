@@ -1,0 +1,183 @@
+"""A reader's edits to a build's topics: rename, merge, move papers; kept beside the build, undoable.
+
+Edits are an overlay: `edits.json` in the build folder lists them in the order they were made,
+and `read_build` applies them (`apply_edits`) to what it read, so the map, the table, the filters,
+every download and `topic-explorer evaluate` see the edited topics while the build's own files
+stay as the pipeline wrote them. Undo drops the last edit.
+
+The file is rewritten whole, atomically (a temporary file, then `os.replace`), under a lock on the
+build folder, so two dashboard sessions editing at once never corrupt it or lose an edit: each
+edit is appended to the list as it is on disk at that moment, and the last one written wins.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from topic_explorer.pipeline.errors import UserError
+
+EDITS_FILE = "edits.json"
+EDIT_KINDS = {
+    "rename": "`topic_id` (int) gets `label` (str)",
+    "merge": "`topic_ids` (list of int) become one topic, `into` (one of them), labelled `label`",
+    "move": "`paper_ids` (list of str) go to topic `topic_id`",
+}
+MAX_LABEL_CHARS = 200
+MAX_EDITS = 10_000
+MERGED_KEYWORDS = 25
+
+
+def read_edits(folder: Path) -> list[dict]:
+    """The edits saved with the build at `folder`, oldest first (none when there is no edits file).
+
+    Only their JSON shape is read here; `pipeline.buildfolder.check.check_edits` checks their fields.
+    """
+    file = Path(folder) / EDITS_FILE
+    if not file.is_file():
+        return []
+    try:
+        content = json.loads(file.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
+        raise UserError(f"{file} is damaged; delete it to see the build without its edits") from None
+    edits = content.get("edits") if isinstance(content, dict) else None
+    if not isinstance(edits, list):
+        raise UserError(f"{file} holds no list of edits; delete it to see the build without its edits")
+    return edits
+
+
+def edits_version(folder: Path) -> tuple[int, int, int]:
+    """Changes whenever the edits file is written (a new file each time: inode, size, mtime)."""
+    try:
+        stat = (Path(folder) / EDITS_FILE).stat()
+    except OSError:
+        return (0, 0, 0)
+    return (stat.st_ino, stat.st_size, stat.st_mtime_ns)
+
+
+def rename(topic_id: int, label: str) -> dict:
+    return {"kind": "rename", "topic_id": int(topic_id), "label": clean_label(label)}
+
+
+def merge(topic_ids: list[int], into: int, label: str) -> dict:
+    ids = [int(t) for t in dict.fromkeys(topic_ids)]
+    if len(ids) < 2 or int(into) not in ids:
+        raise UserError("choose at least two topics to merge")
+    return {"kind": "merge", "topic_ids": ids, "into": int(into), "label": clean_label(label)}
+
+
+def move(paper_ids: list[str], topic_id: int) -> dict:
+    if not paper_ids:
+        raise UserError("select the papers to move first")
+    return {"kind": "move", "paper_ids": sorted(str(p) for p in paper_ids), "topic_id": int(topic_id)}
+
+
+def clean_label(label: str) -> str:
+    """A topic name typed by a user, on one line; a `UserError` when empty or too long."""
+    label = " ".join(str(label).split())
+    if not label:
+        raise UserError("a topic name cannot be empty")
+    if len(label) > MAX_LABEL_CHARS:
+        raise UserError(f"a topic name has at most {MAX_LABEL_CHARS} characters")
+    return label
+
+
+def add_edit(folder: Path, edit: dict) -> list[dict]:
+    """Append `edit` to the build's edits on disk; returns them all."""
+    with _locked(folder):
+        edits = [*read_edits(folder), edit]
+        if len(edits) > MAX_EDITS:
+            raise UserError(f"a build keeps at most {MAX_EDITS:,} edits")
+        _write(folder, edits)
+        return edits
+
+
+def undo_last(folder: Path) -> list[dict]:
+    """Drop the most recent edit (whoever made it); returns the edits left."""
+    with _locked(folder):
+        edits = read_edits(folder)[:-1]
+        _write(folder, edits)
+        return edits
+
+
+def apply_edits(papers: pd.DataFrame, topics: pd.DataFrame, edits: list[dict]) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Papers and topics as the edits leave them: topic ids, labels, sizes; merged keywords.
+
+    Edits naming a topic or paper the build no longer has are skipped. A moved paper's `confidence`
+    (closeness to its old topic) becomes unknown (NaN); a merged topic's coherence too.
+    """
+    if not edits:
+        return papers, topics
+    topic_id = papers["topic_id"].to_numpy(dtype=np.int64).copy()
+    confidence = papers["confidence"].to_numpy(dtype=np.float64).copy()
+    table = topics.set_index("topic_id", drop=False).copy()
+    row_of = pd.Index(papers["paper_id"])
+    for edit in edits:
+        kind = edit["kind"]
+        if kind == "rename" and edit["topic_id"] in table.index:
+            table.loc[edit["topic_id"], "label"] = edit["label"]
+        elif kind == "merge" and edit["into"] in table.index:
+            merged = [t for t in edit["topic_ids"] if t in table.index]
+            keywords, weights = _merged_keywords(table.loc[merged], topic_id)
+            into = edit["into"]
+            table.at[into, "keywords"], table.at[into, "keyword_weights"] = keywords, weights
+            table.at[into, "label"], table.at[into, "named"], table.at[into, "coherence"] = edit["label"], False, np.nan
+            topic_id[np.isin(topic_id, merged)] = edit["into"]
+            table = table.drop(index=[t for t in merged if t != edit["into"]])
+        elif kind == "move" and edit["topic_id"] in table.index:
+            rows = row_of.get_indexer(edit["paper_ids"])
+            rows = rows[rows >= 0]
+            confidence[rows[topic_id[rows] != edit["topic_id"]]] = np.nan
+            topic_id[rows] = edit["topic_id"]
+    sizes = pd.Series(topic_id).value_counts()
+    table["size"] = table["topic_id"].map(sizes).fillna(0).astype(np.int64)
+    table = table[table["size"] > 0].reset_index(drop=True)
+    return papers.assign(topic_id=topic_id, confidence=confidence.astype(np.float32)), table
+
+
+def _merged_keywords(merged: pd.DataFrame, topic_id: np.ndarray) -> tuple[list[str], list[float]]:
+    """Keywords of topics merged into one: each keyword's weight summed over them, weighted by topic size."""
+    weights: dict[str, float] = {}
+    for row in merged.itertuples():
+        size = float(np.count_nonzero(topic_id == row.topic_id))
+        for keyword, weight in zip(row.keywords, row.keyword_weights, strict=True):
+            weights[keyword] = weights.get(keyword, 0.0) + size * float(weight)
+    total = float(sum(np.count_nonzero(topic_id == t) for t in merged["topic_id"])) or 1.0
+    ranked = sorted(weights.items(), key=lambda kv: -kv[1])[:MERGED_KEYWORDS]
+    return [k for k, _ in ranked], [w / total for _, w in ranked]
+
+
+def _write(folder: Path, edits: list[dict]) -> None:
+    handle, temporary = tempfile.mkstemp(prefix=f".{EDITS_FILE}.", dir=folder)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as file:
+            json.dump({"edits": edits}, file, ensure_ascii=False, indent=1)
+            file.flush()
+            os.fsync(file.fileno())
+        os.replace(temporary, Path(folder) / EDITS_FILE)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+@contextlib.contextmanager
+def _locked(folder: Path) -> Iterator[None]:
+    """An exclusive lock on the build folder for one read-change-write of the edits (POSIX; elsewhere none)."""
+    try:
+        import fcntl
+    except ImportError:  # Windows: edits from two sessions at the same instant may race
+        yield
+        return
+    descriptor = os.open(folder, os.O_RDONLY)
+    try:
+        fcntl.flock(descriptor, fcntl.LOCK_EX)
+        yield
+    finally:
+        fcntl.flock(descriptor, fcntl.LOCK_UN)
+        os.close(descriptor)

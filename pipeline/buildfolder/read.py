@@ -1,0 +1,134 @@
+"""Reading a build folder: load, validate (`check`) and apply the reader's edits (`edits`)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from topic_explorer.pipeline.buildfolder.check import check_build, check_edits, check_hierarchy
+from topic_explorer.pipeline.buildfolder.edits import apply_edits, read_edits
+from topic_explorer.pipeline.buildfolder.schema import (
+    HIERARCHY_COLUMNS,
+    HIERARCHY_FILE,
+    MANIFEST_FILE,
+    MODEL_DIR,
+    PAPER_COLUMNS,
+    PAPERS_FILE,
+    READABLE_VERSIONS,
+    REBUILD_HINT,
+    STORED_PAPER_COLUMNS,
+    TOPIC_COLUMNS,
+    TOPICS_FILE,
+    Build,
+    ModelParts,
+)
+from topic_explorer.pipeline.errors import UserError
+from topic_explorer.pipeline.topicmodel import TopicModel
+
+
+def read_build(path: Path, *, with_edits: bool = True) -> Build:
+    """Load and validate a build; a `UserError` says what is wrong and how to make one.
+
+    `with_edits` applies the reader's edits (`edits.json`); without, the build is as the pipeline wrote it.
+    """
+    path = Path(path)
+    if not path.is_dir():
+        raise UserError(f"no build at {path}; make one with: {REBUILD_HINT}")
+    missing = [f for f in (MANIFEST_FILE, PAPERS_FILE, TOPICS_FILE) if not (path / f).is_file()]
+    if missing:
+        raise UserError(
+            f"{path} is not a complete build (missing {', '.join(missing)}); rebuild it with: {REBUILD_HINT}"
+        )
+    try:
+        manifest = json.loads((path / MANIFEST_FILE).read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
+        raise UserError(f"{path / MANIFEST_FILE} is damaged; rebuild with: {REBUILD_HINT}") from None
+    version = manifest.get("schema_version") if isinstance(manifest, dict) else None
+    if version not in READABLE_VERSIONS:
+        raise UserError(
+            f"{path} has build schema version {version}, this version reads "
+            f"{', '.join(map(str, READABLE_VERSIONS))}; rebuild with: {REBUILD_HINT}"
+        )
+    try:
+        papers = pd.read_parquet(path / PAPERS_FILE)
+        topics = pd.read_parquet(path / TOPICS_FILE)
+    except Exception as error:  # pyarrow raises many types for damaged files
+        raise UserError(f"{path} has a damaged table ({type(error).__name__}); rebuild with: {REBUILD_HINT}") from None
+    stored = dict(STORED_PAPER_COLUMNS)
+    if version == 1:  # labels per paper, every paper in the fit
+        stored = {"topic_label": "", **stored}
+        papers["fit_sample"] = True
+    for table, name, columns in ((papers, PAPERS_FILE, stored), (topics, TOPICS_FILE, TOPIC_COLUMNS)):
+        absent = [c for c in columns if c not in table.columns]
+        if absent:
+            raise UserError(f"{path / name} lacks columns {', '.join(absent)}; rebuild with: {REBUILD_HINT}")
+    check_build(path, manifest, papers, topics)
+    topics["keywords"] = topics["keywords"].map(list)
+    topics["keyword_weights"] = topics["keyword_weights"].map(list)
+    hierarchy = _read_hierarchy(path)
+    check_hierarchy(path / HIERARCHY_FILE, hierarchy)
+    edits = read_edits(path) if with_edits else []
+    check_edits(path, edits)
+    papers, topics = apply_edits(papers, topics, edits)
+    return Build(
+        path=path,
+        papers=with_topic_labels(papers, topics),
+        topics=topics,
+        manifest=manifest,
+        hierarchy=hierarchy,
+        edits=tuple(edits),
+    )
+
+
+def empty_hierarchy() -> pd.DataFrame:
+    """A hierarchy without groups: what a build without `hierarchy.parquet` has."""
+    lists = ("topic_ids", "label", "keywords")
+    return pd.DataFrame({c: pd.Series(dtype=object if c in lists else np.int64) for c in HIERARCHY_COLUMNS})
+
+
+def _read_hierarchy(path: Path) -> pd.DataFrame:
+    if not (path / HIERARCHY_FILE).is_file():
+        return empty_hierarchy()
+    try:
+        hierarchy = pd.read_parquet(path / HIERARCHY_FILE)
+    except Exception as error:  # pyarrow raises many types for damaged files
+        raise UserError(
+            f"{path / HIERARCHY_FILE} is damaged ({type(error).__name__}); rebuild with: {REBUILD_HINT}"
+        ) from None
+    absent = [c for c in HIERARCHY_COLUMNS if c not in hierarchy.columns]
+    if absent:
+        raise UserError(f"{path / HIERARCHY_FILE} lacks columns {', '.join(absent)}; rebuild with: {REBUILD_HINT}")
+    return hierarchy
+
+
+def with_topic_labels(papers: pd.DataFrame, topics: pd.DataFrame) -> pd.DataFrame:
+    """`papers` in `PAPER_COLUMNS` order, with each paper's `topic_label` taken from `topics`."""
+    labels = papers["topic_id"].map(dict(zip(topics["topic_id"], topics["label"], strict=True)))
+    if "topic_label" in papers:  # version 1: a topic missing from topics.parquet keeps its papers' label
+        labels = labels.fillna(papers["topic_label"])
+    fallback = "Topic " + papers["topic_id"].astype(str)  # a topic missing from topics.parquet altogether
+    papers = papers.assign(topic_label=labels.fillna(fallback).astype(str))
+    metadata = [c for c in papers.columns if c not in PAPER_COLUMNS]
+    return papers[[*PAPER_COLUMNS, *metadata]]
+
+
+def read_model(build: Build) -> ModelParts:
+    """The fitted model of a build, loaded without pickle; a `UserError` when the build has none."""
+    folder = build.path / MODEL_DIR
+    if not build.has_model:
+        raise UserError(
+            f"{build.path} has no fitted model (made by an older version or by hand); rebuild it with: {REBUILD_HINT}"
+        )
+    try:
+        with np.load(folder / "topics.npz", allow_pickle=False) as arrays:
+            model = TopicModel(arrays["topic_id"], arrays["centre"], arrays["poor_fit_below"])
+        terms = pd.read_parquet(folder / "terms.parquet")
+        state = None
+        if (folder / "embedder.npz").is_file():
+            with np.load(folder / "embedder.npz", allow_pickle=False) as arrays:
+                state = {name: arrays[name] for name in arrays.files}
+    except (OSError, ValueError, KeyError) as error:
+        raise UserError(f"{folder} is damaged ({type(error).__name__}); rebuild with: {REBUILD_HINT}") from None
+    return ModelParts(model, terms, state)

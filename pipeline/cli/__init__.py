@@ -1,0 +1,1 @@
+"""The command line on top: each command parses its options and calls one library function."""

@@ -1,0 +1,1 @@
+"""Describing topics: terms, keywords, labels, derived titles, the topic tree."""

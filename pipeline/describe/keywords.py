@@ -1,0 +1,166 @@
+"""Topic keywords that read well, and the terms labels are made from.
+
+Keywords come from c-TF-IDF (BERTopic's `ClassTfidfTransformer`) over cleaned text: no
+LaTeX, markup or citations; English and academic stop words removed; words and bigrams.
+Changes from stock BERTopic make them read better:
+- a keyword must be used by at least two of the topic's papers: a method name repeated
+  eight times in one abstract ("QCS") no longer outranks what the topic's papers share;
+- terms are words and phrases of up to four words that never cross punctuation or a stop
+  word (`pipeline.text.clean.phrases`): "KV cache", "low-rank adaptation";
+- candidates are re-ranked by closeness to the topic's centre (`topic_terms`);
+- a phrase fragment gives way to the longer phrase, and a plural and its singular count once.
+For display, keywords take the spelling the corpus uses most ("LoRA", "KV cache"); labels are
+made from each topic's most telling terms in `pipeline.describe.labels`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter, defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass
+from itertools import pairwise
+
+import numpy as np
+from topic_explorer.pipeline.describe.terms import TermCounts, class_tfidf
+from topic_explorer.pipeline.text.clean import TOKEN_PATTERN, strip_markup
+
+LABEL_POOL = 10  # labels draw on a topic's best keywords only
+MIN_PAPERS_PER_KEYWORD = 2
+CANDIDATES_PER_KEYWORD = 2  # c-TF-IDF proposes this many candidates per keyword kept
+LONGER_TERM_WINS = 0.6  # a phrase scoring at least this share of a shorter phrase in it replaces that one
+KEYWORD_POWER = 2.0  # keyword score = closeness to the topic x (relative c-TF-IDF) ** KEYWORD_POWER
+NAMING_POWER = 0.5  # the same for the terms a label is made from
+_WORD = re.compile(TOKEN_PATTERN)
+_SENTENCE_START = re.compile(r"(?:^|[.!?:]\s+)$")
+
+
+@dataclass
+class TopicTerms:
+    """A topic's describing terms, (lowercase term, score) pairs, best first."""
+
+    keywords: list[tuple[str, float]]  # shown with the topic and scored for coherence
+    naming: list[tuple[str, float]]  # what the label is made from: the most telling terms
+
+
+def topic_terms(
+    counts: TermCounts,
+    centres: dict[int, np.ndarray],
+    embed_terms: Callable[[list[str]], np.ndarray],
+    *,
+    top_n: int,
+) -> dict[int, TopicTerms]:
+    """Keywords and naming terms of each topic, from its term counts and its centre in embedding space.
+
+    c-TF-IDF proposes candidates; each is scored by how close its embedding is to the
+    topic's centre times a power of its relative c-TF-IDF weight (in the spirit of
+    BERTopic's KeyBERTInspired). Keywords use the square, so words the topic's papers share
+    rank high (they make coherent, recognisable lists); the label uses the square root,
+    so the most telling phrases name the topic ("Bandit algorithms, regret bounds").
+    `centres` maps each topic id to its unit centre; topics without one (the outliers) keep
+    their c-TF-IDF order.
+    """
+    candidates = _ctfidf_candidates(counts, CANDIDATES_PER_KEYWORD * top_n)
+    terms = sorted({term for pairs in candidates.values() for term, _ in pairs})
+    term_vectors = dict(zip(terms, embed_terms(terms), strict=True)) if terms else {}
+    result = {}
+    for topic, pairs in candidates.items():
+        centre = centres.get(topic)
+        if centre is None:
+            closeness = [1.0] * len(pairs)
+        else:
+            closeness = [max(float(term_vectors[term] @ centre), 0.0) for term, _ in pairs]
+        relative = [weight / pairs[0][1] for _, weight in pairs]
+
+        def ranked(power: float, closeness=closeness, relative=relative, pairs=pairs) -> list[tuple[str, float]]:
+            scores = [c * r**power for c, r in zip(closeness, relative, strict=True)]
+            return _drop_repeats(sorted(zip([t for t, _ in pairs], scores, strict=True), key=lambda p: -p[1]))
+
+        result[topic] = TopicTerms(keywords=ranked(KEYWORD_POWER)[:top_n], naming=ranked(NAMING_POWER)[:LABEL_POOL])
+    return result
+
+
+def _ctfidf_candidates(counts: TermCounts, count: int) -> dict[int, list[tuple[str, float]]]:
+    """Each topic's best `count` terms by c-TF-IDF, among terms at least two of its papers use."""
+    weights = class_tfidf(counts.counts)
+    users = counts.papers.toarray()
+    weights[users < np.minimum(MIN_PAPERS_PER_KEYWORD, counts.sizes)[:, None]] = 0
+    terms = np.asarray(counts.terms, dtype=object)
+    result = {}
+    for row, topic in enumerate(counts.topic_ids):
+        ranked = np.argsort(-weights[row], kind="stable")[:count]
+        result[int(topic)] = [(str(terms[i]), float(weights[row, i])) for i in ranked if weights[row, i] > 0]
+    return result
+
+
+def _drop_repeats(ranked: list[tuple[str, float]]) -> list[tuple[str, float]]:
+    """Drop phrase fragments and plural twins, which repeat a better-ranked keyword.
+
+    A phrase goes when a longer phrase containing it scores nearly as well ("bayesian neural"
+    beside "bayesian neural networks"); single words stay, since papers share them most.
+    """
+    kept, singulars = [], set()
+    for term, weight in ranked:
+        fragment = " " in term and any(
+            f" {term} " in f" {longer} " and longer_weight >= LONGER_TERM_WINS * weight
+            for longer, longer_weight in ranked
+            if len(longer) > len(term)
+        )
+        singular = _singular(term)
+        if not fragment and singular not in singulars:
+            singulars.add(singular)
+            kept.append((term, weight))
+    return kept
+
+
+def _singular(term: str) -> str:
+    last = term.rsplit(" ", 1)[-1]
+    if len(last) > 4 and last.endswith("ies"):
+        return term[:-3] + "y"
+    if len(last) > 3 and last.endswith("s") and not last.endswith(("ss", "us", "is")):
+        return term[:-1]
+    return term
+
+
+def display_forms(texts: list[str], terms: set[str]) -> dict[str, str]:
+    """The corpus's most common spelling of each lowercase term ('lora' -> 'LoRA').
+
+    Words at the start of a sentence are not counted, so "Federated learning is ..." does
+    not make every label capitalised. Words keep the joiner the corpus prefers ("low-rank").
+    """
+    wanted_words = {word for term in terms for word in term.split()}
+    wanted_pairs = {pair for term in terms for pair in _pairs(term)}
+    spellings: dict[str, Counter] = defaultdict(Counter)
+    joiners: dict[tuple[str, str], Counter] = defaultdict(Counter)
+    for text in texts:
+        plain = strip_markup(text)
+        previous = None  # (lowercase word, end offset) of the word just before
+        for match in _WORD.finditer(plain):
+            word, lower = match.group(0), match.group(0).lower()
+            if lower in wanted_words and not _SENTENCE_START.search(plain[max(0, match.start() - 3) : match.start()]):
+                spellings[lower][word] += 1
+            gap = plain[previous[1] : match.start()] if previous else None
+            if gap in (" ", "-") and (pair := (previous[0], lower)) in wanted_pairs:
+                joiners[pair][gap] += 1
+            previous = (lower, match.end())
+    forms = {}
+    for term in terms:
+        words = term.split()
+        form = _spelling(words[0], spellings[words[0]])
+        for pair in _pairs(term):
+            joiner = joiners[pair].most_common(1)[0][0] if joiners.get(pair) else " "
+            form += joiner + _spelling(pair[1], spellings[pair[1]])
+        forms[term] = form
+    return forms
+
+
+def _pairs(term: str) -> list[tuple[str, str]]:
+    return list(pairwise(term.split()))
+
+
+def _spelling(word: str, seen: Counter) -> str:
+    if not seen:
+        return word
+    best, count = seen.most_common(1)[0]
+    # Prefer lowercase unless another spelling clearly dominates (acronyms, names).
+    return best if best != word and count >= 2 * seen.get(word, 0) else word

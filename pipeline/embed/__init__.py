@@ -1,0 +1,1 @@
+"""Papers to vectors: MiniLM over windows, TF-IDF + SVD, and the embedding cache."""

@@ -1,0 +1,107 @@
+"""An on-disk embedding cache, so a rebuild embeds only texts it has not seen.
+
+Entries are keyed by the embedder's name (model and windowing) and the SHA-256 of the exact text,
+so a changed text or a changed model never reuses a stale vector. Storage is `diskcache` (SQLite
+underneath), safe to share between processes. The cache stays with the process that runs the
+build: it is looked up before texts go to the embedder (here or on Dask workers) and filled as
+their vectors come back, batch by batch, so an interrupted run keeps its work.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from topic_explorer.pipeline.apply.batches import embed_batch
+from topic_explorer.pipeline.apply.engine import Engine, InProcess
+from topic_explorer.pipeline.embed.models import Embedder
+
+log = logging.getLogger(__name__)
+
+BATCH_SIZE = 128  # texts per embedding task, cache write and progress update
+PROGRESS_FROM = 100  # smaller jobs (a few topic names) finish before a bar would help
+
+
+@dataclass
+class CacheStats:
+    reused: int = 0
+    embedded: int = 0
+
+
+class EmbeddingCache:
+    """Vectors by embedder name and text; `None` in `directory` means nothing is kept (a corpus-fitted embedder)."""
+
+    def __init__(self, directory: Path | None, embedder_name: str):
+        self.directory = Path(directory) / "embeddings" if directory is not None else None
+        self.embedder_name = embedder_name
+
+    def key(self, text: str) -> str:
+        return f"{self.embedder_name}:{hashlib.sha256(text.encode('utf-8')).hexdigest()}"
+
+    def get(self, texts: list[str]) -> list[np.ndarray | None]:
+        if self.directory is None:
+            return [None] * len(texts)
+        from diskcache import Cache
+
+        with Cache(str(self.directory)) as cache:
+            found = [cache.get(self.key(text)) for text in texts]
+        return [None if value is None else np.frombuffer(value, dtype=np.float32) for value in found]
+
+    def fill(self, texts: list[str], vectors: np.ndarray, rows: np.ndarray) -> None:
+        """Put the vectors it has for `texts[rows]` into `vectors` (whose other rows stay as they are)."""
+        for row, vector in zip(rows, self.get([texts[i] for i in rows]), strict=True):
+            if vector is not None:
+                vectors[row] = vector
+
+    def keep_new(self, texts: list[str], vectors: np.ndarray, embedded: np.ndarray, looked_up: int, stats: CacheStats):
+        """Store the vectors a batch computed (`embedded` rows), and count them with the `looked_up` papers."""
+        new = np.flatnonzero(embedded)
+        self.put([texts[i] for i in new], vectors[new])
+        stats.embedded += len(new)
+        stats.reused += looked_up - len(new)
+
+    def put(self, texts: list[str], vectors: np.ndarray) -> None:
+        if self.directory is None:
+            return
+        from diskcache import Cache
+
+        with Cache(str(self.directory)) as cache, cache.transact():
+            for text, vector in zip(texts, vectors, strict=True):
+                cache.set(self.key(text), np.asarray(vector, dtype=np.float32).tobytes())
+
+
+def embed_all(
+    texts: list[str],
+    embedder: Embedder,
+    cache: EmbeddingCache,
+    *,
+    engine: Engine | None = None,
+    progress: bool = False,
+    stats: CacheStats | None = None,
+) -> np.ndarray:
+    """Vectors for `texts`: from the cache where it has them, from the embedder (via `engine`) otherwise."""
+    from tqdm.auto import tqdm
+
+    engine = engine or InProcess()
+    unique = list(dict.fromkeys(texts))
+    vectors = dict(zip(unique, cache.get(unique), strict=True))
+    missing = [text for text, vector in vectors.items() if vector is None]
+    bar = tqdm(
+        total=len(missing), desc="Embedding", unit="text", disable=not (progress and len(missing) >= PROGRESS_FROM)
+    )
+    blocks = [missing[start : start + BATCH_SIZE] for start in range(0, len(missing), BATCH_SIZE)]
+    for block, block_vectors in engine.map(embed_batch, blocks, embedder=embedder):
+        cache.put(block, block_vectors)
+        vectors.update(zip(block, block_vectors, strict=True))
+        bar.update(len(block))
+    bar.close()
+    if stats is not None:
+        stats.embedded += len(missing)
+        stats.reused += len(unique) - len(missing)
+    log.debug("embeddings: %d reused from cache, %d computed", len(unique) - len(missing), len(missing))
+    if not texts:
+        return np.zeros((0, 0), dtype=np.float32)
+    return np.stack([vectors[text] for text in texts]).astype(np.float32, copy=False)

@@ -1,0 +1,1 @@
+"""How good the topics are: coherence, diversity, outliers, agreement with labels."""

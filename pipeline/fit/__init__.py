@@ -1,0 +1,1 @@
+"""Fitting the topic model on the fit sample: reduction, clustering, named topics, the map's layout."""

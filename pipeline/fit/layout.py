@@ -1,0 +1,18 @@
+"""The map: 2-D positions for the fit sample, from the same neighbours the topics came from."""
+
+from __future__ import annotations
+
+import numpy as np
+from topic_explorer.pipeline.fit.reduce import Neighbours, umap_embed
+
+MAP_MIN_DIST = 0.1  # how tightly UMAP may pack points on the map (0 stacks near-duplicates)
+
+
+def map_coordinates(vectors: np.ndarray, neighbours: Neighbours, *, seed: int, n_neighbors: int) -> np.ndarray:
+    """UMAP to two dimensions (seeded, so the same build draws the same map), scaled into [0, 1].
+
+    Scaled by the larger side, so the map keeps its shape.
+    """
+    points = umap_embed(vectors, neighbours, n_neighbors=n_neighbors, n_components=2, min_dist=MAP_MIN_DIST, seed=seed)
+    low, high = points.min(axis=0), points.max(axis=0)
+    return ((points - low) / (max(high - low) or 1.0)).astype(np.float32)

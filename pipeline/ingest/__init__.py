@@ -1,0 +1,1 @@
+"""Reading input files into papers: formats, columns, cleaning, duplicates."""

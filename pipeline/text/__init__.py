@@ -1,0 +1,1 @@
+"""Text helpers shared by every stage: cleaning LaTeX and markup, acronyms."""
