@@ -23,6 +23,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from compare_with_bertopic import corpus_files
+
 from topic_explorer.pipeline.build import run_build
 from topic_explorer.pipeline.buildfolder.read import read_build
 from topic_explorer.pipeline.settings import BuildSettings

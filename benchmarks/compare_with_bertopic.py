@@ -165,10 +165,11 @@ def run_stock(paths: list[Path], label: str) -> dict:
     import pandas as pd
     from bertopic import BERTopic
     from sentence_transformers import SentenceTransformer
+    from umap import UMAP
+
     from topic_explorer.pipeline.evaluate.quality import assess
     from topic_explorer.pipeline.ingest.corpus import load_corpus
     from topic_explorer.pipeline.timing import StageTimer
-    from umap import UMAP
 
     stages = Stages()
     corpus = stages.timed("ingest", load_corpus, paths)

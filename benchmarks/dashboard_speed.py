@@ -40,11 +40,10 @@ from streamlit.testing.v1 import AppTest
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # the browser tests' harness: the same server and Chromium settings
 
+from tests.browser.harness import CHROMIUM, CHROMIUM_ARGS, serving  # noqa: E402
 from topic_explorer.dashboard.logic.data import BUILD_ENV  # noqa: E402
 from topic_explorer.dashboard.ui.sidebar import TOPICS_KEY  # noqa: E402
 from topic_explorer.pipeline.buildfolder.read import read_build  # noqa: E402
-
-from tests.browser.harness import CHROMIUM, CHROMIUM_ARGS, serving  # noqa: E402
 
 APP = ROOT / "dashboard" / "app.py"
 MAP = "[...document.querySelectorAll('.js-plotly-plot')].find(g => g.layout && g.layout.meta && g.layout.meta.view)"

@@ -130,6 +130,7 @@ def measure_app(path: Path, n_queries: int) -> None:
     import os
 
     from streamlit.testing.v1 import AppTest
+
     from topic_explorer.dashboard.logic.data import BUILD_ENV
     from topic_explorer.dashboard.ui.sidebar import ABOUT_KEY, SEARCH_KEY
 

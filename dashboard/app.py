@@ -6,6 +6,7 @@ from pathlib import Path
 
 import numpy as np
 import streamlit as st
+
 from topic_explorer.dashboard.logic import data
 from topic_explorer.dashboard.logic.filters import Filters, filter_mask
 from topic_explorer.dashboard.logic.selection import ids_in_regions, map_key, table_key

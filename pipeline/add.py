@@ -19,6 +19,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+
 from topic_explorer.pipeline.apply.batches import NOT_FIXED, Batch, BatchResult, Fitted
 from topic_explorer.pipeline.apply.engine import Engine, InProcess
 from topic_explorer.pipeline.apply.loop import apply_all

@@ -23,6 +23,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+
 from topic_explorer.pipeline import __version__
 from topic_explorer.pipeline.apply.batches import NOT_FIXED, Batch, BatchResult, Fitted
 from topic_explorer.pipeline.apply.engine import Engine, InProcess

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
+
 from topic_explorer.pipeline.buildfolder.read import read_model
 from topic_explorer.pipeline.buildfolder.schema import Build
 from topic_explorer.pipeline.errors import UserError

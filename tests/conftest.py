@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+
 from topic_explorer.pipeline.build import run_build
 from topic_explorer.pipeline.ingest.corpus import load_corpus, sample_files
 from topic_explorer.pipeline.settings import BuildSettings

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+
 from topic_explorer.dashboard.launch import BUILD_ENV
 from topic_explorer.dashboard.logic.filters import ColumnFilter, column_filters
 from topic_explorer.dashboard.logic.identifiers import is_identifier, paper_link, search_text

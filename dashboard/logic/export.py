@@ -7,6 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import pandas as pd
+
 from topic_explorer.dashboard.logic.export_files import csv_bytes, jsonl_bytes, parquet_bytes, xlsx_bytes
 from topic_explorer.pipeline.buildfolder.exchange import BROADER_COLUMN, EXPORT_COLUMNS, export_name
 

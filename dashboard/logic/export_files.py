@@ -20,6 +20,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+
 from topic_explorer.pipeline.buildfolder.exchange import FORMULA_CHARS, guard
 from topic_explorer.pipeline.buildfolder.metadata import is_missing, number_text, value_text
 

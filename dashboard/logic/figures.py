@@ -7,6 +7,7 @@ import os
 
 import numpy as np
 import plotly.graph_objects as go
+
 from topic_explorer.dashboard.logic.data import Explorer
 from topic_explorer.dashboard.logic.safetext import plotly_text, shorten
 

@@ -14,6 +14,7 @@ from typing import Literal
 
 import numpy as np
 import pandas as pd
+
 from topic_explorer.dashboard.logic.identifiers import is_identifier
 from topic_explorer.pipeline.buildfolder.metadata import value_text
 

@@ -6,6 +6,7 @@ import re
 from urllib.parse import quote, urlsplit
 
 import pandas as pd
+
 from topic_explorer.pipeline.buildfolder.metadata import is_missing, value_text
 
 # A column named like one of these (its last word, once camelCase and punctuation are split) holds ids.

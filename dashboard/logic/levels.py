@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+
 from topic_explorer.dashboard.logic.palette import OUTLIER_COLOUR, topic_colours
 
 KEYWORDS_SHOWN = 10

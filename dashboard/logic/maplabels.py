@@ -13,6 +13,7 @@ import json
 from importlib import resources
 
 import numpy as np
+
 from topic_explorer.dashboard.logic.levels import Level
 from topic_explorer.dashboard.logic.safetext import shorten
 

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import streamlit as st
+
 from topic_explorer.dashboard.logic.data import Explorer
 from topic_explorer.dashboard.logic.safetext import escape_markdown
 from topic_explorer.dashboard.ui.sidebar import keep_valid

@@ -10,6 +10,7 @@ from functools import partial
 import numpy as np
 import pandas as pd
 import streamlit as st
+
 from topic_explorer.dashboard.logic.data import Explorer
 from topic_explorer.dashboard.logic.export import (
     DEFAULT_FORMAT,

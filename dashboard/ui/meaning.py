@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import streamlit as st
+
 from topic_explorer.dashboard.logic.safetext import escape_markdown
 from topic_explorer.dashboard.logic.viewlink import View
 from topic_explorer.pipeline.buildfolder.read import read_build

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import streamlit as st
+
 from topic_explorer.dashboard.logic.data import Explorer
 from topic_explorer.dashboard.logic.identifiers import link_host
 from topic_explorer.dashboard.logic.safetext import column_title, escape_markdown

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable, Mapping
 
 import streamlit as st
+
 from topic_explorer.dashboard.logic.selection import (
     SelectionState,
     added,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime
 
 import streamlit as st
+
 from topic_explorer.dashboard.logic.data import Explorer
 from topic_explorer.dashboard.logic.filters import ColumnFilter, Filters, search_words
 from topic_explorer.dashboard.logic.safetext import column_title, escape_markdown

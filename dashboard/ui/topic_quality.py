@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import streamlit as st
+
 from topic_explorer.dashboard.logic.data import Explorer
 from topic_explorer.dashboard.logic.safetext import escape_markdown
 from topic_explorer.dashboard.logic.topic_quality import (

@@ -10,6 +10,7 @@ import datetime
 from dataclasses import replace
 
 import streamlit as st
+
 from topic_explorer.dashboard.logic.data import Explorer
 from topic_explorer.dashboard.logic.viewlink import View, decode, encode
 from topic_explorer.dashboard.ui.reader import read, reading_row

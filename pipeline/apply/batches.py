@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+
 from topic_explorer.pipeline.describe.terms import TermCounts, count_terms
 from topic_explorer.pipeline.describe.titles import derive_title
 from topic_explorer.pipeline.embed.models import Embedder

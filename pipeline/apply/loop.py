@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 
 import numpy as np
+
 from topic_explorer.pipeline.apply.batches import NOT_FIXED, Batch, BatchResult, Fitted, apply_batch
 from topic_explorer.pipeline.apply.engine import Engine
 from topic_explorer.pipeline.embed.cache import CacheStats, EmbeddingCache

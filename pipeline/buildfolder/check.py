@@ -13,6 +13,7 @@ from typing import NoReturn
 
 import numpy as np
 import pandas as pd
+
 from topic_explorer.pipeline.buildfolder.edits import EDITS_FILE, MAX_EDITS, MAX_LABEL_CHARS
 from topic_explorer.pipeline.buildfolder.schema import (
     EMBEDDINGS_FILE,

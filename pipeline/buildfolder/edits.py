@@ -21,6 +21,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+
 from topic_explorer.pipeline.errors import UserError
 
 EDITS_FILE = "edits.json"

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+
 from topic_explorer.pipeline.buildfolder.check import check_build, check_edits, check_hierarchy
 from topic_explorer.pipeline.buildfolder.edits import apply_edits, read_edits
 from topic_explorer.pipeline.buildfolder.schema import (

@@ -23,6 +23,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+
 from topic_explorer.pipeline.topicmodel import TopicModel
 
 SCHEMA_VERSION = 2

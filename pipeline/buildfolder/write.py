@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+
 from topic_explorer.pipeline.buildfolder.schema import (
     EMBEDDINGS_FILE,
     HIERARCHY_COLUMNS,

@@ -18,6 +18,7 @@ from collections.abc import Callable
 import numpy as np
 import pandas as pd
 from scipy import sparse
+
 from topic_explorer.pipeline.buildfolder.read import empty_hierarchy
 from topic_explorer.pipeline.describe.terms import TermCounts
 from topic_explorer.pipeline.describe.topics import describe_topics

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from itertools import pairwise
 
 import numpy as np
+
 from topic_explorer.pipeline.describe.terms import TermCounts, class_tfidf
 from topic_explorer.pipeline.text.clean import TOKEN_PATTERN, strip_markup
 

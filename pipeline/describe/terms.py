@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 from scipy import sparse
+
 from topic_explorer.pipeline.text.clean import phrases
 
 

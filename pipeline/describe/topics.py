@@ -11,6 +11,7 @@ from collections.abc import Callable
 
 import numpy as np
 import pandas as pd
+
 from topic_explorer.pipeline.describe.keywords import display_forms, topic_terms
 from topic_explorer.pipeline.describe.labels import corpus_modifiers, make_labels, topic_phrases
 from topic_explorer.pipeline.describe.terms import TermCounts

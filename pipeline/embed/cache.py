@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+
 from topic_explorer.pipeline.apply.batches import embed_batch
 from topic_explorer.pipeline.apply.engine import Engine, InProcess
 from topic_explorer.pipeline.embed.models import Embedder

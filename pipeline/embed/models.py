@@ -19,6 +19,7 @@ import os
 from typing import Protocol
 
 import numpy as np
+
 from topic_explorer.pipeline.errors import UserError
 from topic_explorer.pipeline.text.clean import STOP_WORDS, TOKEN_PATTERN, clean_for_keywords
 

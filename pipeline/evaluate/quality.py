@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 from sklearn.feature_extraction.text import CountVectorizer
+
 from topic_explorer.pipeline.text.clean import clean_for_keywords
 
 COHERENCE_TOP_N = 10

@@ -17,6 +17,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, replace
 
 import numpy as np
+
 from topic_explorer.pipeline.fit.reduce import Neighbours, nearest_neighbours, umap_embed
 from topic_explorer.pipeline.settings import BuildSettings
 from topic_explorer.pipeline.timing import StageTimer

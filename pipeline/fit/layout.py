@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+
 from topic_explorer.pipeline.fit.reduce import Neighbours, umap_embed
 
 MAP_MIN_DIST = 0.1  # how tightly UMAP may pack points on the map (0 stacks near-duplicates)

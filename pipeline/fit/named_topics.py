@@ -28,6 +28,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
+
 from topic_explorer.pipeline.text.acronyms import corpus_acronyms
 from topic_explorer.pipeline.text.clean import strip_markup
 

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
+
 from topic_explorer.pipeline.errors import UserError
 from topic_explorer.pipeline.fit.clusters import TopicParameters, choose_parameters, find_clusters
 from topic_explorer.pipeline.fit.named_topics import match_named_topics

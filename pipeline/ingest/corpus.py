@@ -20,6 +20,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+
 from topic_explorer.pipeline.buildfolder.exchange import from_export, is_export
 from topic_explorer.pipeline.buildfolder.metadata import (
     ColumnSummary,

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
+
 from topic_explorer.pipeline.errors import UserError
 from topic_explorer.pipeline.settings import MAX_COLUMNS, MAX_TEXT_CHARS
 

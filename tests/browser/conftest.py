@@ -53,9 +53,9 @@ def server(sample_build, tmp_path_factory) -> str:
 def ids_server(tmp_path_factory) -> str:
     """The dashboard on the tiny hand-made build (DOIs and arXiv ids among its metadata; no model needed)."""
     import numpy as np
-    from topic_explorer.pipeline.buildfolder.write import write_build
 
     from tests.dashboard.tinybuild import tiny_papers, tiny_topics
+    from topic_explorer.pipeline.buildfolder.write import write_build
 
     papers = tiny_papers()
     build = write_build(

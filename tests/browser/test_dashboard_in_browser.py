@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 from playwright.sync_api import Page, expect
-from topic_explorer.dashboard.logic.figures import MAP_POINTS_ENV
 
 from tests.browser.conftest import _open
 from tests.browser.harness import running_server
+from topic_explorer.dashboard.logic.figures import MAP_POINTS_ENV
 
 pytestmark = pytest.mark.browser
 

@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 from playwright.sync_api import Page, expect
-from topic_explorer.pipeline.buildfolder.read import read_build
 
 from tests.browser.conftest import _open
 from tests.browser.harness import running_server
 from tests.browser.test_dashboard_in_browser import box_select, status
 from tests.dashboard.tinybuild import XSS
 from tests.sample_groups import PAPERS
+from topic_explorer.pipeline.buildfolder.read import read_build
 
 pytestmark = pytest.mark.browser
 

@@ -73,7 +73,7 @@ def test_a_pip_target_install_served_from_another_folder_keeps_the_settings(brow
     site = tmp_path / "site"
     pip(sys.executable, "--no-deps", "--no-build-isolation", "--target", str(site), str(source_copy(tmp_path / "src")))
     env = {**os.environ, "PYTHONPATH": str(site)}
-    probe = "import topic_explorer.dashboard.launch as m, topic_explorer.pipeline.cli.main as c; print(m.SETTINGS, c.__file__)"
+    probe = "import topic_explorer.dashboard.launch as m, topic_explorer.pipeline.cli.main as c; print(m.SETTINGS, c.__file__)"  # noqa: E501
     where = subprocess.run(
         [sys.executable, "-c", probe],
         cwd=tmp_path, env=env, capture_output=True, text=True, check=True,

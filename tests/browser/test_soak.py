@@ -7,9 +7,9 @@ The full soak (20 sessions on a 20,000-paper build, against one session as the b
 from __future__ import annotations
 
 import pytest
-from topic_explorer.pipeline.buildfolder.read import read_build
 
 from benchmarks.soak import soak
+from topic_explorer.pipeline.buildfolder.read import read_build
 
 pytestmark = pytest.mark.browser
 

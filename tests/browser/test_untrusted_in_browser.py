@@ -5,11 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from playwright.sync_api import Page, expect
-from topic_explorer.pipeline.buildfolder.write import write_build
 
 from tests.browser.conftest import wait_until_ready
 from tests.browser.harness import running_server
 from tests.dashboard.tinybuild import HOSTILE_FOLDER, HOSTILE_MANIFEST, XSS, hostile_papers, hostile_topics
+from topic_explorer.pipeline.buildfolder.write import write_build
 
 pytestmark = pytest.mark.browser
 

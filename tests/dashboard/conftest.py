@@ -8,10 +8,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
-from topic_explorer.dashboard.logic.data import BUILD_ENV, Explorer, load_explorer
-from topic_explorer.pipeline.buildfolder.write import write_build
 
 from tests.dashboard.tinybuild import tiny_papers, tiny_topics
+from topic_explorer.dashboard.logic.data import BUILD_ENV, Explorer, load_explorer
+from topic_explorer.pipeline.buildfolder.write import write_build
 
 APP = Path(__file__).resolve().parents[2] / "dashboard" / "app.py"
 

@@ -9,14 +9,14 @@ import numpy as np
 import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
+
+from tests.dashboard.tinybuild import HOSTILE_ABSTRACT, HOSTILE_TITLE, tiny_papers, tiny_topics
 from topic_explorer.dashboard.logic.selection import map_key, table_key
 from topic_explorer.dashboard.ui.explore import FORMAT_KEY
 from topic_explorer.dashboard.ui.selection import STATE_KEY
 from topic_explorer.dashboard.ui.sidebar import SEARCH_KEY, TOPICS_KEY, metadata_key
 from topic_explorer.pipeline.buildfolder.read import read_build
 from topic_explorer.pipeline.buildfolder.write import write_build
-
-from tests.dashboard.tinybuild import HOSTILE_ABSTRACT, HOSTILE_TITLE, tiny_papers, tiny_topics
 
 
 def status(at: AppTest) -> str:

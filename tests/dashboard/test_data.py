@@ -6,12 +6,12 @@ import os
 
 import numpy as np
 import pytest
+
+from tests.dashboard.tinybuild import tiny_papers, tiny_topics
 from topic_explorer.dashboard.logic.data import BUILD_ENV, build_path, build_version, load_explorer
 from topic_explorer.pipeline.buildfolder.edits import add_edit, rename
 from topic_explorer.pipeline.buildfolder.write import write_build
 from topic_explorer.pipeline.errors import UserError
-
-from tests.dashboard.tinybuild import tiny_papers, tiny_topics
 
 
 def test_the_build_comes_from_the_environment(monkeypatch, tmp_path):
@@ -56,6 +56,7 @@ def test_precomputed_search_text_hover_and_topic_colours(tiny):
 
 def test_a_topic_missing_from_the_topic_table_still_gets_a_row(tiny_build, tmp_path):
     import pandas as pd
+
     from topic_explorer.pipeline.buildfolder.read import read_build
     from topic_explorer.pipeline.buildfolder.write import write_build
 

@@ -11,11 +11,11 @@ import zipfile
 import numpy as np
 import pandas as pd
 import pytest
+
+from tests.dashboard.tinybuild import HOSTILE_TITLE
 from topic_explorer.dashboard.logic.export import EXPORT_FORMATS, download_label, export_frame, file_name
 from topic_explorer.dashboard.logic.export_files import csv_bytes, jsonl_bytes, parquet_bytes, xlsx_bytes
 from topic_explorer.pipeline.buildfolder.exchange import EXPORT_COLUMNS, FORMULA_CHARS, unguard
-
-from tests.dashboard.tinybuild import HOSTILE_TITLE
 
 HOSTILE = ["=1+1", "x\r=1+1", "a\n@SUM(1,2)", "tab\there", 'say "hi", ok', "=cmd|' /C calc'!A0", "＝1", "  -1+1"]
 

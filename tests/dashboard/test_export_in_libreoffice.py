@@ -15,12 +15,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from topic_explorer.dashboard.logic.export import EXPORT_FORMATS, export_frame
-from topic_explorer.pipeline.buildfolder.exchange import guard
-from topic_explorer.pipeline.buildfolder.metadata import value_text
 
 from tests.dashboard.libreoffice import SOFFICE, TEXT_IMPORT, Cell, convert, sheet
 from tests.dashboard.tinybuild import tiny_topics
+from topic_explorer.dashboard.logic.export import EXPORT_FORMATS, export_frame
+from topic_explorer.pipeline.buildfolder.exchange import guard
+from topic_explorer.pipeline.buildfolder.metadata import value_text
 
 pytestmark = pytest.mark.spreadsheet
 

@@ -9,6 +9,8 @@ import numpy as np
 import pandas as pd
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+
+from tests.dashboard.tinybuild import tiny_topics
 from topic_explorer.dashboard.logic.data import load_explorer
 from topic_explorer.dashboard.logic.export import EXPORT_FORMATS, export_frame
 from topic_explorer.pipeline.buildfolder.read import read_build
@@ -16,8 +18,6 @@ from topic_explorer.pipeline.buildfolder.schema import PAPER_COLUMNS
 from topic_explorer.pipeline.buildfolder.write import write_build
 from topic_explorer.pipeline.cli.main import main
 from topic_explorer.pipeline.ingest.corpus import Corpus, load_corpus
-
-from tests.dashboard.tinybuild import tiny_topics
 
 HOSTILE_CHARS = "=+-@'\"＝,;\t\r\n \u2028ü中"
 hostile_text = st.text(alphabet=st.sampled_from([*HOSTILE_CHARS, "a", "1", "0", "."]), min_size=1, max_size=12)

@@ -6,6 +6,7 @@ import numpy as np
 import plotly.graph_objects as go
 import plotly.io
 import pytest
+
 from topic_explorer.dashboard.logic.figures import (
     MAP_POINTS_ENV,
     MAX_DRAWN,

@@ -9,13 +9,13 @@ import numpy as np
 import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
+
+from tests.dashboard.tinybuild import tiny_topics
 from topic_explorer.dashboard.logic.safetext import escape_markdown
 from topic_explorer.dashboard.ui.sidebar import SEARCH_KEY, metadata_key
 from topic_explorer.pipeline.buildfolder.metadata import number_text
 from topic_explorer.pipeline.buildfolder.read import read_build
 from topic_explorer.pipeline.buildfolder.write import write_build
-
-from tests.dashboard.tinybuild import tiny_topics
 
 N = 400
 N_CATEGORIES = 150

@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from topic_explorer.dashboard.logic.filters import Filters, column_filters, filter_mask, search_words
 
 from tests.dashboard.tinybuild import tiny_papers
+from topic_explorer.dashboard.logic.filters import Filters, column_filters, filter_mask, search_words
 
 
 @pytest.fixture

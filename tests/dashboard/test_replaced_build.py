@@ -5,6 +5,7 @@ from __future__ import annotations
 import shutil
 
 import pytest
+
 from topic_explorer.dashboard.logic.selection import map_key
 from topic_explorer.dashboard.ui.selection import STATE_KEY
 from topic_explorer.dashboard.ui.sidebar import SEARCH_KEY, TOPICS_KEY, metadata_key

@@ -3,13 +3,15 @@ counts and downloads still cover every paper, drawn or not."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from streamlit.testing.v1 import AppTest
+
+from tests.dashboard.test_app import download_label, generation, map_charts, map_paper_ids, selected_count, status
 from topic_explorer.dashboard.logic.figures import MAP_POINTS_ENV
 from topic_explorer.dashboard.logic.selection import map_key
 from topic_explorer.dashboard.ui.sidebar import TOPICS_KEY
-
-from tests.dashboard.test_app import download_label, generation, map_charts, map_paper_ids, selected_count, status
 
 EVERYWHERE = {"xref": "x", "yref": "y", "x": [-10.0, 10.0], "y": [-10.0, 10.0]}
 
@@ -48,7 +50,8 @@ def test_a_box_over_a_sampled_map_selects_and_exports_every_paper_inside_it(samp
     at = region_select(sampled, map_paper_ids(sampled)[:1], box=[EVERYWHERE])
     assert not at.exception and selected_count(at) == 8
     assert download_label(at) == "Download 8 selected papers (CSV)"
-    assert map_charts(at)  # the map is still drawn, its ring counting every selected paper
+    spec = json.loads(map_charts(at)[0].proto.spec)  # the map is still drawn, its ring counting every selected paper
+    assert [trace["name"] for trace in spec["data"] if trace["name"].startswith("Selected")] == ["Selected (8)"]
 
 
 def test_a_lasso_over_a_sampled_map_selects_every_paper_inside_it(sampled):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+
 from topic_explorer.dashboard.logic.filters import Filters
 from topic_explorer.dashboard.logic.selection import (
     SelectionState,

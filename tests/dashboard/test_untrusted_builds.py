@@ -7,7 +7,6 @@ import re
 import numpy as np
 import pandas as pd
 import pytest
-from topic_explorer.pipeline.buildfolder.write import write_build
 
 from tests.dashboard.tinybuild import (
     HOSTILE_FOLDER,
@@ -18,6 +17,7 @@ from tests.dashboard.tinybuild import (
     tiny_papers,
     tiny_topics,
 )
+from topic_explorer.pipeline.buildfolder.write import write_build
 
 UNESCAPED_TAG = re.compile(r"(?<!\\)<[a-z/]", re.IGNORECASE)  # escaped markdown shows "\<img" literally
 UNESCAPED_LINK = re.compile(r"(?<!\\)\]\(javascript")

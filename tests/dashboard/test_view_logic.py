@@ -14,6 +14,8 @@ import plotly.graph_objects as go
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+
+from tests.dashboard.tinybuild import XSS, tiny_papers, tiny_topics
 from topic_explorer.dashboard.logic.data import load_explorer
 from topic_explorer.dashboard.logic.export import export_frame
 from topic_explorer.dashboard.logic.filters import ColumnFilter
@@ -25,8 +27,6 @@ from topic_explorer.dashboard.ui.explore import most_confident
 from topic_explorer.dashboard.ui.timeline import clicked_group, shares, time_column, timeline_figure, years_of
 from topic_explorer.pipeline.buildfolder.exchange import BROADER_COLUMN, from_export, is_export
 from topic_explorer.pipeline.buildfolder.write import write_build
-
-from tests.dashboard.tinybuild import XSS, tiny_papers, tiny_topics
 
 TREE = pd.DataFrame(
     {

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+
 from topic_explorer.pipeline.add import add_papers
 from topic_explorer.pipeline.apply import batches
 from topic_explorer.pipeline.build import run_build
@@ -104,9 +105,8 @@ def test_adding_to_a_build_without_a_model_is_one_line(tiny_build_v1, tmp_path, 
 
 @pytest.fixture
 def tiny_build_v1(tmp_path):
-    from topic_explorer.pipeline.buildfolder.write import write_build
-
     from tests.dashboard.tinybuild import tiny_papers, tiny_topics
+    from topic_explorer.pipeline.buildfolder.write import write_build
 
     papers = tiny_papers()
     return write_build(tmp_path / "tiny", papers, tiny_topics(), np.zeros((len(papers), 4), np.float32), {})

@@ -15,6 +15,8 @@ import pyarrow
 import pytest
 from hypothesis import HealthCheck, assume, event, given, settings
 from hypothesis import strategies as st
+
+from tests.dashboard.tinybuild import tiny_papers, tiny_topics
 from topic_explorer.dashboard.logic.data import load_explorer
 from topic_explorer.dashboard.logic.export import csv_bytes, export_frame
 from topic_explorer.dashboard.logic.figures import map_figure
@@ -26,8 +28,6 @@ from topic_explorer.pipeline.buildfolder.write import write_build
 from topic_explorer.pipeline.cli.main import main
 from topic_explorer.pipeline.errors import UserError
 from topic_explorer.pipeline.settings import MAX_COLUMNS, MAX_TEXT_CHARS
-
-from tests.dashboard.tinybuild import tiny_papers, tiny_topics
 
 MANIFEST = {"created_at": "2026-01-02T03:04:05+00:00", "counts": {"papers": 8}, "seed": 1, "quality": {}}
 

@@ -6,6 +6,7 @@ import shutil
 import numpy as np
 import pandas as pd
 import pytest
+
 from topic_explorer.pipeline.build import STAGES
 from topic_explorer.pipeline.buildfolder.read import read_build, read_model
 from topic_explorer.pipeline.buildfolder.schema import MODEL_FILES, PAPER_COLUMNS, SCHEMA_VERSION, TOPIC_COLUMNS

@@ -4,6 +4,7 @@ import json
 
 import pandas as pd
 import pytest
+
 from topic_explorer.pipeline.cli.main import main
 
 ABSTRACT = "Federated learning with heterogeneous clients converges slowly under partial participation."

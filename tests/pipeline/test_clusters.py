@@ -1,6 +1,7 @@
 """Clustering: parameters by corpus size, the giant-topic refit, and consensus for small corpora."""
 
 import numpy as np
+
 from topic_explorer.pipeline.fit.clusters import (
     CONSENSUS_REPEATS,
     TopicParameters,

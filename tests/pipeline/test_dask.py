@@ -8,14 +8,14 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+
+from tests.conftest import FakeEmbedder
 from topic_explorer.pipeline.apply.engine import DaskEngine
 from topic_explorer.pipeline.build import run_build
 from topic_explorer.pipeline.buildfolder.read import read_build
 from topic_explorer.pipeline.cli.main import main
 from topic_explorer.pipeline.errors import UserError
 from topic_explorer.pipeline.settings import BuildSettings
-
-from tests.conftest import FakeEmbedder
 
 
 @pytest.fixture(scope="module", autouse=True)

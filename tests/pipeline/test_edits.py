@@ -7,13 +7,13 @@ import multiprocessing
 
 import numpy as np
 import pytest
+
+from tests.dashboard.tinybuild import XSS, tiny_papers, tiny_topics
 from topic_explorer.pipeline.buildfolder import edits
 from topic_explorer.pipeline.buildfolder.read import read_build
 from topic_explorer.pipeline.buildfolder.write import write_build
 from topic_explorer.pipeline.cli.main import main
 from topic_explorer.pipeline.errors import UserError
-
-from tests.dashboard.tinybuild import XSS, tiny_papers, tiny_topics
 
 
 @pytest.fixture
@@ -126,11 +126,11 @@ def test_a_merge_needs_two_topics():
 
 def test_add_keeps_the_edits_as_an_overlay(tmp_path, metadata_corpus):
     import pandas as pd
+
+    from tests.conftest import FakeEmbedder
     from topic_explorer.pipeline.add import add_papers
     from topic_explorer.pipeline.build import run_build
     from topic_explorer.pipeline.settings import BuildSettings
-
-    from tests.conftest import FakeEmbedder
 
     table = pd.read_csv(metadata_corpus)
     table.head(30).to_csv(tmp_path / "first.csv", index=False)

@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+
 from topic_explorer.pipeline.embed.cache import CacheStats, EmbeddingCache, embed_all
 from topic_explorer.pipeline.embed.models import MiniLMEmbedder, TfidfEmbedder, resolve_device
 from topic_explorer.pipeline.errors import UserError

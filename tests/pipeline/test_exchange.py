@@ -6,6 +6,7 @@ import pandas as pd
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+
 from topic_explorer.pipeline.buildfolder.exchange import (
     EXPORT_COLUMNS,
     FORMULA_CHARS,

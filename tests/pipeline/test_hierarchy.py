@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
 from topic_explorer.pipeline.add import add_papers
 from topic_explorer.pipeline.build import run_build
 from topic_explorer.pipeline.buildfolder.read import read_build

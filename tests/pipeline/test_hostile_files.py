@@ -20,6 +20,7 @@ import pandas as pd
 import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
+
 from topic_explorer.pipeline.buildfolder.read import read_build
 from topic_explorer.pipeline.cli.main import main
 from topic_explorer.pipeline.errors import UserError

@@ -4,6 +4,7 @@ import json
 
 import pandas as pd
 import pytest
+
 from topic_explorer.pipeline.errors import UserError
 from topic_explorer.pipeline.ingest.corpus import load_corpus, paper_id, sample_files
 

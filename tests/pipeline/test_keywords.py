@@ -1,6 +1,7 @@
 """Keyword cleaning, candidate phrases and spelling for display."""
 
 import numpy as np
+
 from topic_explorer.pipeline.describe.keywords import _drop_repeats, display_forms, topic_terms
 from topic_explorer.pipeline.describe.terms import count_terms, vocabulary
 from topic_explorer.pipeline.text.clean import clean_for_keywords, phrases, strip_markup

@@ -17,6 +17,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 from diskcache import Cache
+
+from tests.pipeline.killing import WRITING, kill_loop, random_moments, run_and_kill
 from topic_explorer.pipeline.build import run_build
 from topic_explorer.pipeline.buildfolder.read import read_build
 from topic_explorer.pipeline.buildfolder.schema import is_build
@@ -24,8 +26,6 @@ from topic_explorer.pipeline.embed.cache import EmbeddingCache
 from topic_explorer.pipeline.embed.models import MiniLMEmbedder
 from topic_explorer.pipeline.ingest.corpus import load_corpus, sample_files
 from topic_explorer.pipeline.settings import BuildSettings
-
-from tests.pipeline.killing import WRITING, kill_loop, random_moments, run_and_kill
 
 ROOT = Path(__file__).resolve().parents[2]
 CLI = [sys.executable, "-m", "topic_explorer.pipeline.cli"]
@@ -87,9 +87,9 @@ def test_kill_9_while_embedding_leaves_a_cache_the_next_run_reuses(tmp_path):
 def test_readers_never_find_the_build_missing_while_it_is_replaced(tmp_path):
     """The swap is one atomic rename: a dashboard checking the build between two renames would see none."""
     import numpy as np
-    from topic_explorer.pipeline.buildfolder.write import write_build
 
     from tests.dashboard.tinybuild import tiny_papers, tiny_topics
+    from topic_explorer.pipeline.buildfolder.write import write_build
 
     out = tmp_path / "build"
     papers, topics, embeddings = tiny_papers(), tiny_topics(), np.zeros((8, 4), dtype=np.float32)

@@ -4,6 +4,7 @@ import re
 from collections import Counter
 
 import pytest
+
 from topic_explorer.pipeline.describe.labels import (
     MAX_LABEL_WORDS,
     corpus_modifiers,

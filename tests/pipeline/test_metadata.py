@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+
 from topic_explorer.pipeline.buildfolder.metadata import (
     as_type,
     json_text,

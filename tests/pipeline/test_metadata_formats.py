@@ -9,6 +9,7 @@ import math
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+
 from topic_explorer.pipeline.build import run_build
 from topic_explorer.pipeline.buildfolder.metadata import is_missing
 from topic_explorer.pipeline.buildfolder.read import read_build

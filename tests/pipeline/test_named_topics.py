@@ -3,13 +3,13 @@
 import numpy as np
 import pandas as pd
 import pytest
+
+from tests.sample_groups import FEDERATED, NAMED
 from topic_explorer.pipeline.build import run_build
 from topic_explorer.pipeline.buildfolder.read import read_build
 from topic_explorer.pipeline.fit.named_topics import MIN_NAME_SIMILARITY, describe, match_named_topics, name_forms
 from topic_explorer.pipeline.settings import BuildSettings
 from topic_explorer.pipeline.text.acronyms import corpus_acronyms, preferred_acronyms
-
-from tests.sample_groups import FEDERATED, NAMED
 
 SAMPLE_NAMES = ("LoRA / PEFT", "federated learning", "RLHF", "KV cache", "learning theory")
 

@@ -4,6 +4,7 @@ import math
 
 import numpy as np
 import pandas as pd
+
 from topic_explorer.pipeline.evaluate.quality import assess, coherence_per_topic, diversity, label_agreement
 
 TEXTS = ["apple banana", "apple banana", "cherry date", "cherry date apple"]

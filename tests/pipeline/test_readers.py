@@ -5,6 +5,7 @@ import json
 
 import pandas as pd
 import pytest
+
 from topic_explorer.pipeline.errors import UserError
 from topic_explorer.pipeline.ingest.readers import read_file, split_plain_text
 

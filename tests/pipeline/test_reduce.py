@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+
 from topic_explorer.pipeline.buildfolder.read import read_build
 from topic_explorer.pipeline.fit.reduce import nearest_neighbours, umap_class, umap_embed
 

@@ -9,12 +9,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
+
+from tests.sample_groups import FEDERATED, FEDERATED_LORA, PAPERS
 from topic_explorer.pipeline.buildfolder.read import read_build
 from topic_explorer.pipeline.cli.main import main
 from topic_explorer.pipeline.errors import UserError
 from topic_explorer.pipeline.search import best, check_query, query_embedder, search, similar_rows, similarities
-
-from tests.sample_groups import FEDERATED, FEDERATED_LORA, PAPERS
 
 
 def unit_rows(n: int, d: int = 8, seed: int = 0) -> np.ndarray:

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+
+from tests.sample_groups import FEDERATED, GROUPS
 from topic_explorer.pipeline.buildfolder.read import read_build
 from topic_explorer.pipeline.fit.topics import fit_topics
 from topic_explorer.pipeline.settings import BuildSettings
-
-from tests.sample_groups import FEDERATED, GROUPS
 
 SEEDS = range(10)
 

@@ -3,6 +3,7 @@
 import sys
 
 import pytest
+
 from topic_explorer.dashboard import launch as launch_module
 from topic_explorer.pipeline.buildfolder.schema import is_build
 from topic_explorer.pipeline.cli import serve as serve_module
@@ -19,7 +20,7 @@ class Exec:
 
 @pytest.fixture
 def started(monkeypatch) -> Exec:
-    """`serve` becomes the dashboard's launcher, which becomes Streamlit: the first runs here, the second is recorded."""
+    """`serve` becomes the launcher, which becomes Streamlit: the first runs here, the second is recorded."""
     recorder = Exec()
     monkeypatch.setattr(launch_module.os, "execve", recorder)
 

@@ -3,6 +3,7 @@
 import numpy as np
 import pandas as pd
 import pytest
+
 from topic_explorer.pipeline.describe.terms import TermCounts, class_tfidf, count_terms, vocabulary
 
 ABSTRACTS = [

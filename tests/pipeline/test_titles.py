@@ -3,6 +3,7 @@
 import re
 
 import pytest
+
 from topic_explorer.pipeline.describe.titles import MAX_WORDS, derive_title
 from topic_explorer.pipeline.ingest.corpus import load_corpus, sample_files
 from topic_explorer.pipeline.text.clean import strip_markup

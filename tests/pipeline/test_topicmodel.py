@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+
 from topic_explorer.pipeline.topicmodel import MapLayout, TopicModel, assign, closeness_to_centre, place
 
 

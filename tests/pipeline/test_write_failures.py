@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+
+from tests.pipeline.killing import snapshot
 from topic_explorer.pipeline.build import run_build
 from topic_explorer.pipeline.cli.main import main
 from topic_explorer.pipeline.settings import BuildSettings
-
-from tests.pipeline.killing import snapshot
 
 
 @contextmanager
