@@ -26,8 +26,9 @@ libreoffice:
 demo: setup
 	$(VENV)/bin/topic-explorer serve
 
+# Everything, slow tests included (a plain `pytest` leaves out those marked slow).
 test: setup chromium libreoffice
-	$(VENV)/bin/python -m pytest
+	$(VENV)/bin/python -m pytest -m "slow or not slow"
 
 lint: setup
 	$(VENV)/bin/ruff check . && $(VENV)/bin/ruff format --check .

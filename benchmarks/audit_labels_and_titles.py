@@ -72,7 +72,7 @@ def label_section(name: str, build, notes: str) -> str:
         "|---|---|---|---|---|",
     ]
     for topic in topics.itertuples():
-        members = papers[(papers["topic_id"] == topic.topic_id) & ~papers["was_outlier"]]
+        members = papers[(papers["topic_id"] == topic.topic_id) & ~papers["fits_poorly"]]
         titles = members.sort_values("confidence", ascending=False)["title"].head(TITLES_SHOWN)
         lines.append(
             f"| {topic.topic_id} | {topic.size} | **{_cell(topic.label)}** | "

@@ -151,7 +151,7 @@ def run_ours(paths: list[Path], label: str) -> dict:
         build = read_build(cold.path)
     papers = build.papers
     quality = assess(
-        papers["abstract"].tolist(), papers["topic_id"].to_numpy(), papers["was_outlier"].to_numpy(), build.topics,
+        papers["abstract"].tolist(), papers["topic_id"].to_numpy(), papers["fits_poorly"].to_numpy(), build.topics,
         papers.get(label),
     )  # fmt: skip
     left_out = build.manifest["counts"]["left_out_by_clustering"] / len(papers)
@@ -223,7 +223,11 @@ def table(name: str, runs: dict) -> str:
         ("documents", ours["documents"], stock["documents"]),
         ("topics", ours["quality"]["topics"], stock["quality"]["topics"]),
         ("left out by the clustering", ours["left_out_by_clustering"], stock["left_out_by_clustering"]),
-        ("outlier share (fit no topic)", ours["quality"]["outlier_share"], stock["quality"]["outlier_share"]),
+        (
+            "outlier share (fit no topic)",
+            ours["quality"]["poorly_fitting_share"],
+            stock["quality"]["poorly_fitting_share"],
+        ),
         ("coherence NPMI@10", ours["quality"]["coherence_npmi"], stock["quality"]["coherence_npmi"]),
         ("diversity@25", ours["quality"]["diversity"], stock["quality"]["diversity"]),
     ]

@@ -73,7 +73,7 @@ def synthetic_build(n: int, out: Path, dimensions: int = 384, seed: int = 0) -> 
             "abstract": [" ".join(words[rng.integers(0, len(words), 30)]) for _ in range(n)],
             "topic_id": rng.integers(0, 50, n),
             "confidence": np.float32(0.5),
-            "was_outlier": False,
+            "fits_poorly": False,
             "x": rng.random(n, dtype=np.float32),
             "y": rng.random(n, dtype=np.float32),
         }
@@ -155,7 +155,7 @@ def measure_app(path: Path, n_queries: int) -> None:
 
 
 def _loaded(build):
-    embedder = query_embedder(build, device="cpu")
+    embedder = query_embedder(build.path, build.manifest, device="cpu")
     query_vector(embedder, "warm up")
     return embedder
 

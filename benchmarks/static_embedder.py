@@ -299,7 +299,7 @@ def build_and_score(paths: list[Path], label: str, embedder, cache_dir: Path, ou
     build = read_build(done.path)
     papers = build.papers
     quality = assess(
-        papers["abstract"].tolist(), papers["topic_id"].to_numpy(), papers["was_outlier"].to_numpy(), build.topics,
+        papers["abstract"].tolist(), papers["topic_id"].to_numpy(), papers["fits_poorly"].to_numpy(), build.topics,
         papers[label],
     )  # fmt: skip
     return {
@@ -307,7 +307,7 @@ def build_and_score(paths: list[Path], label: str, embedder, cache_dir: Path, ou
         "papers": len(papers),
         "nmi": round(quality.agreement["nmi"], 4),
         "ari": round(quality.agreement["ari"], 4),
-        "outlier_share": round(quality.outlier_share, 4),
+        "poorly_fitting_share": round(quality.poorly_fitting_share, 4),
         "left_out_share": round(build.manifest["counts"]["left_out_by_clustering"] / len(papers), 4),
         "topics": int(quality.n_topics),
         "coherence_npmi": round(quality.coherence, 4),
@@ -377,13 +377,13 @@ def speed(raw, names: list[str], corpus: list[str], n: int, cache_dir: Path) -> 
 # --- report ---------------------------------------------------------------------------------
 
 
-MEASURES = ("nmi", "ari", "outlier_share", "left_out_share", "topics", "coherence_npmi", "neighbours_same_label")
+MEASURES = ("nmi", "ari", "poorly_fitting_share", "left_out_share", "topics", "coherence_npmi", "neighbours_same_label")
 
 
 def row(run: dict) -> str:
     return (
         f"{run['corpus']:6} {run['embedder']:26} seed {run['seed']}  NMI {run['nmi']:.3f}  ARI {run['ari']:.3f}  "
-        f"outliers {run['outlier_share']:.1%}  left out {run['left_out_share']:.1%}  topics {run['topics']:3}  "
+        f"outliers {run['poorly_fitting_share']:.1%}  left out {run['left_out_share']:.1%}  topics {run['topics']:3}  "
         f"NPMI {run['coherence_npmi']:.3f}  neighbours same label {run['neighbours_same_label']:.1%}"
     )
 
@@ -418,7 +418,7 @@ def table(results: dict) -> str:
         share = "-" if r["nmi_of_minilm"] is None else f"{r['nmi_of_minilm']:.0%}"
         lines.append(
             f"| {r['corpus']} | {r['embedder']} | {r['seeds']} | {r['nmi']:.3f} ({r['nmi_range']}) | {share} "
-            f"| {r['ari']:.3f} | {r['outlier_share']:.1%} | {r['left_out_share']:.1%} | {r['topics']:.1f} "
+            f"| {r['ari']:.3f} | {r['poorly_fitting_share']:.1%} | {r['left_out_share']:.1%} | {r['topics']:.1f} "
             f"| {r['coherence_npmi']:.3f} | {r['neighbours_same_label']:.1%} |"
         )
     for corpus, shares in results.get("screen", {}).items():

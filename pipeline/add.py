@@ -97,9 +97,9 @@ def add_papers(
     old_counts = TermCounts.from_frame(parts.terms, build.topics.set_index("topic_id")["size"])
     counts = sum((r.terms for r in results), start=old_counts) if results else old_counts
     new_topic = np.concatenate([r.topic_id for r in results]) if results else np.zeros(0, dtype=np.int64)
-    new_outlier = np.concatenate([r.was_outlier for r in results]) if results else np.zeros(0, dtype=bool)
+    new_outlier = np.concatenate([r.fits_poorly for r in results]) if results else np.zeros(0, dtype=bool)
     topic_id = np.concatenate([build.papers["topic_id"].to_numpy(), new_topic])
-    was_outlier = np.concatenate([build.papers["was_outlier"].to_numpy(), new_outlier])
+    fits_poorly = np.concatenate([build.papers["fits_poorly"].to_numpy(), new_outlier])
     sample = build.papers["fit_sample"].to_numpy()
     sample_texts = build.papers.loc[sample, "abstract"].tolist()
     with timer.stage("keywords"):
@@ -108,11 +108,11 @@ def add_papers(
             parts.topics,
             texts=sample_texts,
             embed_terms=partial(embed_all, embedder=embedder, cache=cache),
-            keywords_per_topic=int(settings.get("keywords_per_topic") or 25),
+            keywords_per_topic=int(settings.get("keywords_per_topic", BuildSettings.keywords_per_topic)),
         )
         table = _keep_labels(described, build.topics)
     with timer.stage("evaluate"):
-        quality = assess(sample_texts, topic_id, was_outlier, table)
+        quality = assess(sample_texts, topic_id, fits_poorly, table)
     table = table.merge(quality.per_topic[["topic_id", "coherence"]], on="topic_id", how="left")
     since_build = _poorly_fitting_since_build(build) + int(new_outlier.sum())
     with timer.stage("write"):
@@ -205,7 +205,8 @@ def _poorly_fitting_since_build(build: Build) -> int:
 
 
 def _min_topic_size(build: Build) -> int:
-    return int((build.manifest.get("parameters") or {}).get("min_topic_size") or 3)
+    """The fit's resolved smallest topic (every build with a model, which `add` needs, records it)."""
+    return int(build.manifest["parameters"]["min_topic_size"])
 
 
 def _manifest(before: dict, addition: dict, quality: Quality, n_papers: int) -> dict:
@@ -214,7 +215,7 @@ def _manifest(before: dict, addition: dict, quality: Quality, n_papers: int) -> 
     counts.update(
         papers=n_papers,
         topics=int(quality.n_topics),
-        outliers=round(quality.outlier_share * n_papers),
+        poorly_fitting=round(quality.poorly_fitting_share * n_papers),
     )
     return manifest | {
         "counts": counts,
@@ -264,7 +265,7 @@ def _new_rows(new: pd.DataFrame, results: list) -> pd.DataFrame:
             "abstract": new["abstract"].to_numpy(),
             "topic_id": topic_id,
             "confidence": np.concatenate([r.confidence for r in results]).round(4),
-            "was_outlier": np.concatenate([r.was_outlier for r in results]),
+            "fits_poorly": np.concatenate([r.fits_poorly for r in results]),
             "fit_sample": False,
             "x": xy[:, 0],
             "y": xy[:, 1],

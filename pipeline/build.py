@@ -61,7 +61,7 @@ class BuildResult:
     titles_derived: int
     table: pd.DataFrame  # the topics, as written
     topic_id: np.ndarray  # per paper
-    was_outlier: np.ndarray  # per paper
+    fits_poorly: np.ndarray  # per paper
     unmatched_names: dict[str, float]
     quality: Quality
     cache: CacheStats | None  # papers reused from / added to the embedding cache
@@ -130,7 +130,7 @@ def run_build(
     with BuildWriter(out, reader.n_papers, vectors.shape[1], reader.metadata_types) as writer:
         with timer.stage("assign"):
             applied = _apply_to_all(corpus, fixed, fitted, cache, engine, writer, stats, progress)
-        topic_id, was_outlier = applied.topic_id, applied.was_outlier
+        topic_id, fits_poorly = applied.topic_id, applied.fits_poorly
         with timer.stage("keywords"):
             table = describe_topics(
                 applied.counts,
@@ -146,15 +146,15 @@ def run_build(
                 applied.counts, fit.model, texts=sample_texts, text_topics=topic_id[sample], embed_terms=embed_here
             )
         with timer.stage("evaluate"):
-            quality = assess(sample_texts, topic_id, was_outlier, table)
+            quality = assess(sample_texts, topic_id, fits_poorly, table)
         table = table.merge(quality.per_topic[["topic_id", "coherence"]], on="topic_id", how="left")
         with timer.stage("write"):
             manifest = _manifest(reader, applied.titles_derived, fit, quality, settings, embedder, stats, timer.seconds)
-            manifest |= {"engine": engine.description, "fit_sample": len(sample)}
+            manifest |= {"engine": engine.description}
             model = ModelParts(fit.model, applied.counts.to_frame(), embedder.state() if embedder.fits_corpus else None)
             path = writer.commit(table, manifest, model, tree)
     return BuildResult(
-        path, reader, applied.titles_derived, table, topic_id, was_outlier, fit.unmatched_names, quality,
+        path, reader, applied.titles_derived, table, topic_id, fits_poorly, fit.unmatched_names, quality,
         None if embedder.fits_corpus else stats, dict(timer.seconds), engine.description,
     )  # fmt: skip
 
@@ -218,7 +218,7 @@ class _FixedBySample:
 class _Applied:
     counts: TermCounts
     topic_id: np.ndarray
-    was_outlier: np.ndarray
+    fits_poorly: np.ndarray
     titles_derived: int
 
 
@@ -258,7 +258,7 @@ def _apply_to_all(
             writer.add(_paper_rows(rows, result, batch.fixed_topic != NOT_FIXED), result.vectors)
             counts = result.terms if counts is None else counts + result.terms
             topic_ids.append(result.topic_id)
-            outliers.append(result.was_outlier)
+            outliers.append(result.fits_poorly)
     return _Applied(counts, np.concatenate(topic_ids), np.concatenate(outliers), derived)
 
 
@@ -270,7 +270,7 @@ def _paper_rows(rows: pd.DataFrame, result: BatchResult, in_sample: np.ndarray) 
             "abstract": rows["abstract"].to_numpy(),
             "topic_id": result.topic_id,
             "confidence": result.confidence.round(4),
-            "was_outlier": result.was_outlier,
+            "fits_poorly": result.fits_poorly,
             "fit_sample": in_sample,
             "x": result.xy[:, 0],
             "y": result.xy[:, 1],
@@ -302,11 +302,11 @@ def _manifest(
             "papers": corpus.n_papers,
             "titles_derived": titles_derived,
             "topics": int(quality.n_topics),
-            "outliers": round(quality.outlier_share * corpus.n_papers),
+            "poorly_fitting": round(quality.poorly_fitting_share * corpus.n_papers),
             "left_out_by_clustering": int((fit.labels < 0).sum()),  # of the fit sample, before the fit rule
+            "fit_sample": len(fit.labels),
         },
         "settings": settings.to_dict(),
-        "seed": settings.seed,
         "parameters": {
             **fit.parameters.as_dict(),
             "poor_fit_quantile": POOR_FIT_QUANTILE,
@@ -315,7 +315,7 @@ def _manifest(
         "embedder": {
             "name": embedder.name,
             "kind": settings.embedder,
-            "device": settings.device,
+            "device": embedder.device_used(),  # where it ran; settings.device is what was asked for
             "dimensions": int(fit.model.centres.shape[1]),
             "papers_from_cache": None if embedder.fits_corpus else stats.reused,
             "papers_embedded": stats.embedded,

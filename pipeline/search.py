@@ -13,11 +13,12 @@ import contextlib
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from topic_explorer.pipeline.buildfolder.read import read_model
+from topic_explorer.pipeline.buildfolder.read import read_embedder_state
 from topic_explorer.pipeline.buildfolder.schema import Build
 from topic_explorer.pipeline.errors import UserError
 
@@ -85,17 +86,18 @@ def check_query(query: str) -> str:
     return query
 
 
-def query_embedder(build: Build, device: str = "auto") -> Embedder:
-    """The embedder that made `build`, so a query lands in its space (a `UserError` if it cannot be rebuilt).
+def query_embedder(build_path: Path, manifest: dict, device: str = "auto") -> Embedder:
+    """The embedder that made the build at `build_path` (its `manifest`), so a query lands in its space.
 
-    Imported here: the dashboard loads the embedding stack only when someone first searches by meaning.
+    Reads only the TF-IDF space it needs, not the build (a `UserError` if that cannot be rebuilt). Imported
+    here: the dashboard loads the embedding stack only when someone first searches by meaning.
     """
     from topic_explorer.pipeline.embed.models import embedder_for
 
-    described = build.manifest.get("embedder") or {}
-    state = read_model(build).embedder_state if build.has_model else None
+    described = manifest.get("embedder") or {}
+    state = read_embedder_state(build_path)
     if state is None and str(described.get("name", "")).startswith("tfidf"):
-        raise UserError(f"{build.path} keeps no TF-IDF space to search with (made by an older version); rebuild it")
+        raise UserError(f"{build_path} keeps no TF-IDF space to search with (made by an older version); rebuild it")
     return embedder_for(described, state, device=device)
 
 

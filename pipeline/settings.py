@@ -27,6 +27,10 @@ longer ones are a wrong column or a broken file."""
 MAX_COLUMNS = 1_000
 """Most columns an input file, and so a build's metadata, may have: a filter each would make no usable page."""
 
+TWO_PAPERS_FROM = 100
+"""From this many papers on, a term must occur in two papers to count (as a keyword candidate, or as a TF-IDF
+embedder's feature): a word in one paper of hundreds is a name or a typo, not a topic's word."""
+
 EMBEDDERS = ("minilm", "tfidf")
 DEVICES = ("auto", "cpu", "cuda", "mps")
 MIN_FIT_SAMPLE = MIN_PAPERS  # the fit is a topic model of its own: it needs as many papers as a build
@@ -132,10 +136,11 @@ class BuildSettings:
         object.__setattr__(self, "cache_dir", Path(self.cache_dir or default_cache_dir()))
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready values, as recorded in the manifest."""
+        """JSON-ready values, as recorded in the manifest: every setting but the cache's folder, which is this
+        machine's and changes no result."""
         values = dataclasses.asdict(self)
         values["named_topics"] = list(self.named_topics)
-        values["cache_dir"] = str(self.cache_dir)
+        del values["cache_dir"]
         return values
 
 

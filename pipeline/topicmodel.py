@@ -27,7 +27,7 @@ class Assignment:
 
     topic_id: np.ndarray  # int64
     confidence: np.ndarray  # float32, cosine similarity to the topic's centre, clipped to [0, 1]
-    was_outlier: np.ndarray  # bool
+    fits_poorly: np.ndarray  # bool
 
 
 @dataclass(frozen=True)
@@ -62,7 +62,7 @@ def assign(vectors: np.ndarray, model: TopicModel) -> Assignment:
     return Assignment(
         topic_id=model.topic_ids[best],
         confidence=np.clip(closeness, 0.0, 1.0).astype(np.float32),
-        was_outlier=closeness < model.poor_fit_below[best],
+        fits_poorly=closeness < model.poor_fit_below[best],
     )
 
 

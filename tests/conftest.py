@@ -31,6 +31,9 @@ class FakeEmbedder:
         self.dimensions = dimensions
         self.calls: list[int] = []
 
+    def device_used(self) -> str:
+        return "cpu"
+
     def transform(self, texts: list[str]) -> np.ndarray:
         self.calls.append(len(texts))
         out = np.zeros((len(texts), self.dimensions), dtype=np.float32)

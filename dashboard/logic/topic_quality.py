@@ -42,9 +42,11 @@ def headline_figures(quality: dict) -> list[Figure]:
             "Share of distinct words among all topics' top keywords; low means topics repeat each other.",
         ),
         Figure(
-            "Outlier share",
-            _number(quality.get("outlier_share"), ".0%"),
-            "Papers the clustering could not place; they were moved to their nearest topic (or kept as -1).",
+            "Poorly fitting",
+            _number(quality.get("poorly_fitting_share", quality.get("outlier_share")), ".0%"),  # older builds' name
+            "Papers farther from their topic's centre than almost all of the topic's own papers. The bar is set "
+            "so that about 5% of the papers a topic was fitted on fall below it: well above 5% means papers "
+            "unlike the topics. They stay in their nearest topic.",
         ),
         Figure(
             "Topic sizes",
@@ -62,8 +64,9 @@ def provenance_line(manifest: dict) -> str:
         parts.append(f"{counts['papers']:,} papers")
     if embedder.get("name"):
         parts.append(f"embedder {embedder['name']}")
-    if "seed" in manifest:
-        parts.append(f"seed {manifest['seed']}")
+    seed = (manifest.get("settings") or {}).get("seed", manifest.get("seed"))  # version 2 kept it at the top
+    if seed is not None:
+        parts.append(f"seed {seed}")
     return " · ".join(parts)
 
 

@@ -15,7 +15,8 @@ import streamlit as st
 
 from topic_explorer.dashboard.logic.safetext import escape_markdown
 from topic_explorer.dashboard.logic.viewlink import View
-from topic_explorer.pipeline.buildfolder.read import read_build
+from topic_explorer.pipeline.buildfolder.read import read_manifest
+from topic_explorer.pipeline.buildfolder.schema import read_embeddings
 from topic_explorer.pipeline.errors import UserError
 from topic_explorer.pipeline.search import Ranked, best, query_embedder, query_vector, similar_rows, similarities
 
@@ -24,17 +25,20 @@ LOADING = "Loading the language model for search by meaning (the first search on
 
 @st.cache_resource(show_spinner=LOADING, max_entries=4)  # the spinner shows only when the model loads
 def _embedder(path: str, manifest_version: int):
-    """The build's embedder, once per build (a rebuild changes `manifest_version`); shared by every session."""
-    build = read_build(Path(path), with_edits=False)
-    embedder = query_embedder(build, device="cpu")
+    """The build's embedder, once per build (a rebuild changes `manifest_version`); shared by every session.
+
+    The page has read and checked this build version already: only the manifest and the model are read here.
+    """
+    embedder = query_embedder(Path(path), read_manifest(Path(path)), device="cpu")
     query_vector(embedder, "warm up")  # loads the model now, under the spinner
     return embedder
 
 
 @st.cache_resource(show_spinner=False, max_entries=4)
 def vectors(path: str, manifest_version: int) -> np.ndarray:
-    """The papers' embeddings, memory-mapped: read from disk as searches need them."""
-    return read_build(Path(path), with_edits=False).embeddings(mmap=True)
+    """The papers' embeddings, memory-mapped: read from disk as searches need them (checked when the page read the
+    build)."""
+    return read_embeddings(Path(path), mmap=True)
 
 
 @st.cache_data(show_spinner=False, max_entries=32)

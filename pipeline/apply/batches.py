@@ -54,7 +54,7 @@ class BatchResult:
     embedded: np.ndarray  # bool: this vector was computed here (the caller stores it in the cache)
     topic_id: np.ndarray
     confidence: np.ndarray
-    was_outlier: np.ndarray
+    fits_poorly: np.ndarray
     xy: np.ndarray
     terms: TermCounts
 
@@ -75,10 +75,10 @@ def apply_batch(batch: Batch, fitted: Fitted) -> BatchResult:
     # One rule for every paper: it fits no topic well when it sits farther from its nearest topic's centre
     # than almost all of that topic's own papers. A fit-sample paper must also have been left out by the
     # clustering (HDBSCAN leaves out a quarter of 19,000 ML abstracts, most as close to a topic as its members).
-    was_outlier = assignment.was_outlier & (~fixed | (batch.fixed_topic == -1))
+    fits_poorly = assignment.fits_poorly & (~fixed | (batch.fixed_topic == -1))
     topic_id = np.where(fixed & (batch.fixed_topic >= 0), batch.fixed_topic, assignment.topic_id)
     if fitted.keep_outliers:
-        topic_id = np.where(was_outlier, -1, topic_id)
+        topic_id = np.where(fits_poorly, -1, topic_id)
     xy = batch.fixed_xy.copy()
     unplaced = np.isnan(xy).any(axis=1)
     if unplaced.any():
@@ -89,7 +89,7 @@ def apply_batch(batch: Batch, fitted: Fitted) -> BatchResult:
         embedded=missing,
         topic_id=topic_id.astype(np.int64),
         confidence=closeness_to_centre(vectors, topic_id, fitted.model),
-        was_outlier=was_outlier.astype(bool),
+        fits_poorly=fits_poorly.astype(bool),
         xy=xy,
         terms=count_terms(batch.abstracts, topic_id, fitted.topic_ids, fitted.terms),
     )

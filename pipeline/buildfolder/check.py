@@ -19,6 +19,7 @@ from topic_explorer.pipeline.buildfolder.schema import (
     EMBEDDINGS_FILE,
     HIERARCHY_COLUMNS,
     MANIFEST_FILE,
+    MANIFEST_SCHEMA,
     PAPER_COLUMNS,
     PAPERS_FILE,
     REBUILD_HINT,
@@ -36,7 +37,7 @@ PAPER_KINDS = {
     "topic_id": "integers",
     "topic_label": "text",
     "confidence": "numbers",
-    "was_outlier": "true/false values",
+    "fits_poorly": "true/false values",
     "fit_sample": "true/false values",
     "x": "finite numbers",
     "y": "finite numbers",
@@ -65,33 +66,13 @@ EDIT_FIELDS: dict[str, dict[str, object]] = {
     "merge": {"topic_ids": [int], "into": int, "label": str},
     "move": {"paper_ids": [str], "topic_id": int},
 }
-# Manifest fields that readers use, with their JSON types; "*" applies to every value of an object.
-# Fields may be absent; present ones must have these types.
-MANIFEST_TYPES: dict = {
-    "created_at": str,
-    "tool": str,
-    "seed": int,
-    "inputs": list,
-    "settings": dict,
-    "parameters": dict,
-    "named_topics": dict,
-    "metadata_columns": list,
-    "seconds": dict,
-    "versions": dict,
-    "fit_sample": int,
-    "engine": str,
-    "additions": list,
-    "counts": {"*": int},
-    "embedder": {"name": str, "dimensions": int},
-    "quality": {"topic_sizes": dict},
-}
-JSON_NAMES = {str: "text", int: "a whole number", list: "a list", dict: "an object"}
+JSON_NAMES = {"string": "text", "integer": "a whole number", "array": "a list", "object": "an object"}
 
 
 def check_build(path: Path, manifest: dict, papers: pd.DataFrame, topics: pd.DataFrame) -> None:
     """Raise a `UserError` for the first thing in this build that readers could not rely on."""
     path = Path(path)
-    _check_manifest(path / MANIFEST_FILE, manifest, MANIFEST_TYPES, "")
+    _check_manifest(path / MANIFEST_FILE, manifest)
     stored = {c: kind for c, kind in PAPER_KINDS.items() if c in papers or c != "topic_label"}  # labels: version 1
     _check_columns(path / PAPERS_FILE, papers, stored)
     _check_columns(path / TOPICS_FILE, topics, TOPIC_KINDS)
@@ -160,17 +141,17 @@ def _refuse(file: Path, problem: str) -> NoReturn:
     )
 
 
-def _check_manifest(file: Path, value: object, spec: object, where: str) -> None:
-    """`value` has the JSON type `spec` says; `where` names it in the message ("counts.papers")."""
-    if isinstance(spec, dict):
-        if not isinstance(value, dict):
-            _refuse(file, f"has {where[:60]!r} of the wrong type (expected an object)")
-        for key, inner in spec.items():
-            names = list(value) if key == "*" else [key] if key in value else []
-            for name in names:
-                _check_manifest(file, value[name], inner, f"{where}.{name}" if where else name)
-    elif not isinstance(value, spec) or (spec is int and isinstance(value, bool)):
-        _refuse(file, f"has {where[:60]!r} of the wrong type (expected {JSON_NAMES[spec]})")
+def _check_manifest(file: Path, manifest: object) -> None:
+    """The manifest matches `MANIFEST_SCHEMA`; the first mismatch names its field ("counts.papers")."""
+    from jsonschema import Draft202012Validator
+
+    error = next(iter(Draft202012Validator(MANIFEST_SCHEMA).iter_errors(manifest)), None)
+    if error is None:
+        return
+    where = ".".join(map(str, error.absolute_path)) or "the manifest"
+    if error.validator == "type":
+        _refuse(file, f"has {where[:60]!r} of the wrong type (expected {JSON_NAMES[error.validator_value]})")
+    _refuse(file, f"has {where[:60]!r} that is not valid ({error.validator})")
 
 
 def _check_columns(file: Path, table: pd.DataFrame, kinds: dict[str, str]) -> None:

@@ -42,10 +42,7 @@ def read_build(path: Path, *, with_edits: bool = True) -> Build:
         raise UserError(
             f"{path} is not a complete build (missing {', '.join(missing)}); rebuild it with: {REBUILD_HINT}"
         )
-    try:
-        manifest = json.loads((path / MANIFEST_FILE).read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
-        raise UserError(f"{path / MANIFEST_FILE} is damaged; rebuild with: {REBUILD_HINT}") from None
+    manifest = read_manifest(path)
     version = manifest.get("schema_version") if isinstance(manifest, dict) else None
     if version not in READABLE_VERSIONS:
         raise UserError(
@@ -58,6 +55,8 @@ def read_build(path: Path, *, with_edits: bool = True) -> Build:
     except Exception as error:  # pyarrow raises many types for damaged files
         raise UserError(f"{path} has a damaged table ({type(error).__name__}); rebuild with: {REBUILD_HINT}") from None
     stored = dict(STORED_PAPER_COLUMNS)
+    if version <= 2:  # the flag was named `was_outlier`, a word that meant three other things too
+        papers = papers.rename(columns={"was_outlier": "fits_poorly"})
     if version == 1:  # labels per paper, every paper in the fit
         stored = {"topic_label": "", **stored}
         papers["fit_sample"] = True
@@ -81,6 +80,26 @@ def read_build(path: Path, *, with_edits: bool = True) -> Build:
         hierarchy=hierarchy,
         edits=tuple(edits),
     )
+
+
+def read_manifest(path: Path) -> dict:
+    """The manifest alone, parsed but not checked (`read_build` checks it): for readers of a build already read."""
+    try:
+        return json.loads((Path(path) / MANIFEST_FILE).read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
+        raise UserError(f"{Path(path) / MANIFEST_FILE} is damaged; rebuild with: {REBUILD_HINT}") from None
+
+
+def read_embedder_state(path: Path) -> dict[str, np.ndarray] | None:
+    """A TF-IDF build's fitted space (`model/embedder.npz`), without pickles; None for MiniLM builds."""
+    file = Path(path) / MODEL_DIR / "embedder.npz"
+    if not file.is_file():
+        return None
+    try:
+        with np.load(file, allow_pickle=False) as arrays:
+            return {name: arrays[name] for name in arrays.files}
+    except (OSError, ValueError) as error:
+        raise UserError(f"{file} is damaged ({type(error).__name__}); rebuild with: {REBUILD_HINT}") from None
 
 
 def empty_hierarchy() -> pd.DataFrame:
@@ -126,10 +145,7 @@ def read_model(build: Build) -> ModelParts:
         with np.load(folder / "topics.npz", allow_pickle=False) as arrays:
             model = TopicModel(arrays["topic_id"], arrays["centre"], arrays["poor_fit_below"])
         terms = pd.read_parquet(folder / "terms.parquet")
-        state = None
-        if (folder / "embedder.npz").is_file():
-            with np.load(folder / "embedder.npz", allow_pickle=False) as arrays:
-                state = {name: arrays[name] for name in arrays.files}
+        state = read_embedder_state(build.path)
     except (OSError, ValueError, KeyError) as error:
         raise UserError(f"{folder} is damaged ({type(error).__name__}); rebuild with: {REBUILD_HINT}") from None
     return ModelParts(model, terms, state)

@@ -26,8 +26,8 @@ import pandas as pd
 
 from topic_explorer.pipeline.topicmodel import TopicModel
 
-SCHEMA_VERSION = 2
-READABLE_VERSIONS = (1, 2)
+SCHEMA_VERSION = 3  # 3: the manifest keeps each value once (no top-level seed or fit_sample, no cache path)
+READABLE_VERSIONS = (1, 2, 3)
 PAPERS_FILE = "papers.parquet"
 TOPICS_FILE = "topics.parquet"
 EMBEDDINGS_FILE = "embeddings.npy"
@@ -46,7 +46,7 @@ STORED_PAPER_COLUMNS = {
     "abstract": "the abstract, whitespace collapsed",
     "topic_id": "int; -1 only with --keep-outliers",
     "confidence": "0-1: cosine similarity to the topic's centre (0 for topic -1)",
-    "was_outlier": "bool: fits no topic well: farther from its topic's centre than 95% of the topic's own papers",
+    "fits_poorly": "bool: fits no topic well: farther from its topic's centre than 95% of the topic's own papers",
     "fit_sample": "bool: the topic model was fitted on this paper (all papers unless --fit-sample)",
     "x": "map position, 0-1",
     "y": "map position, 0-1",
@@ -76,6 +76,56 @@ HIERARCHY_COLUMNS = {  # one row per group of topics per level (`describe.hierar
 REBUILD_HINT = "topic-explorer build --out DIR"
 
 
+def _typed(kind: str, description: str, **more: object) -> dict:
+    return {"type": kind, "description": description, **more}
+
+
+_WHOLE = {"type": "integer"}
+# `manifest.json` as a JSON Schema (checked with `jsonschema` on reading): each field's type and meaning, once.
+# Fields may be absent (older builds, or a build without `add`); present ones must match. Older builds' fields
+# that version 3 no longer writes (`seed`, `fit_sample` at the top) are still allowed and typed.
+MANIFEST_SCHEMA: dict = {
+    "type": "object",
+    "properties": {
+        "schema_version": _typed("integer", "this contract's version (`SCHEMA_VERSION`)"),
+        "created_at": _typed("string", "when the build was made (ISO 8601, UTC)"),
+        "updated_at": _typed("string", "when `add` last wrote it"),
+        "tool": _typed("string", "'topic-explorer VERSION'"),
+        "title": _typed("string", "the corpus's name, shown as the page title"),
+        "inputs": _typed("array", "per input file: path, format, sha256, rows, header"),
+        "counts": _typed(
+            "object",
+            "papers, rows_read, empty_dropped, duplicates_dropped, titles_derived, topics, fit_sample (papers "
+            "the model was fitted on), left_out_by_clustering (of the fit sample), poorly_fitting",
+            additionalProperties=_WHOLE,
+        ),
+        "settings": _typed("object", "the resolved build settings (`BuildSettings`), seed included"),
+        "parameters": _typed("object", "the resolved UMAP/HDBSCAN values and the rules' thresholds"),
+        "embedder": _typed(
+            "object",
+            "name (model and windowing: the cache key), kind, device (where it ran), dimensions, cache use",
+            properties={"name": {"type": "string"}, "dimensions": _WHOLE},
+        ),
+        "engine": _typed("string", "where the per-batch stages ran"),
+        "named_topics": _typed("object", "matched and unmatched --topics names"),
+        "metadata_columns": _typed("array", "the source's own columns, in order"),
+        "quality": _typed(
+            "object", "coherence, diversity, shares and sizes", properties={"topic_sizes": {"type": "object"}}
+        ),
+        "seconds": _typed("object", "wall time per stage"),
+        "versions": _typed("object", "python and package versions"),
+        "additions": _typed("array", "one entry per `add`: when, inputs, papers added, duplicates, poorly fitting"),
+        "seed": _typed("integer", "version 2 and older: the seed (now only in `settings`)"),
+        "fit_sample": _typed("integer", "version 2 and older: papers fitted on (now `counts.fit_sample`)"),
+    },
+}
+
+
+def read_embeddings(path: Path, *, mmap: bool = False) -> np.ndarray:
+    """A build's vectors, never unpickled (`read.read_build` checks their shape); `mmap` reads rows on demand."""
+    return np.load(Path(path) / EMBEDDINGS_FILE, mmap_mode="r" if mmap else None, allow_pickle=False)
+
+
 @dataclass
 class Build:
     """A build as read from disk."""
@@ -97,7 +147,7 @@ class Build:
 
     def embeddings(self, mmap: bool = False) -> np.ndarray:
         """The papers' vectors; `mmap` reads rows from disk on demand instead of loading them all."""
-        return np.load(self.path / EMBEDDINGS_FILE, mmap_mode="r" if mmap else None, allow_pickle=False)
+        return read_embeddings(self.path, mmap=mmap)
 
     @property
     def has_model(self) -> bool:

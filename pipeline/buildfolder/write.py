@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import tempfile
 from pathlib import Path
@@ -36,6 +37,30 @@ def check_destination(out: Path) -> None:
         raise UserError(f"{out} exists and is not a Topic Explorer build; choose a new or empty folder for --out")
 
 
+def remove_stale_staging(out: Path) -> list[Path]:
+    """Delete the staging folders beside `out` that a killed writer left (its process is gone); returns them.
+
+    A staging folder is `.NAME.partial-PID-RANDOM`; one whose PID still runs may be another build's, and stays.
+    """
+    removed = []
+    for staging in out.parent.glob(f".{out.name}.partial-*"):
+        pid = staging.name.removeprefix(f".{out.name}.partial-").split("-")[0]
+        if pid.isdigit() and not _running(int(pid)):
+            shutil.rmtree(staging, ignore_errors=True)
+            removed.append(staging)
+    return removed
+
+
+def _running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process
+        return True
+    return True
+
+
 class BuildWriter:
     """Writes a build into a staging folder beside `out`; `commit` swaps it in atomically.
 
@@ -50,7 +75,9 @@ class BuildWriter:
         self.out = Path(out).resolve()
         check_destination(self.out)
         self.out.parent.mkdir(parents=True, exist_ok=True)
-        self.staging = Path(tempfile.mkdtemp(prefix=f".{self.out.name}.partial-", dir=self.out.parent))
+        remove_stale_staging(self.out)
+        prefix = f".{self.out.name}.partial-{os.getpid()}-"  # the pid says whose it is: see `remove_stale_staging`
+        self.staging = Path(tempfile.mkdtemp(prefix=prefix, dir=self.out.parent))
         self.n_papers = n_papers
         self._vectors = np.lib.format.open_memmap(
             self.staging / EMBEDDINGS_FILE, mode="w+", dtype=np.float32, shape=(n_papers, dimensions)

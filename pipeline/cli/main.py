@@ -305,7 +305,7 @@ def _evaluate(args: argparse.Namespace) -> int:
     quality = assess(
         build.papers["abstract"].tolist(),
         build.papers["topic_id"].to_numpy(),
-        build.papers["was_outlier"].to_numpy(),
+        build.papers["fits_poorly"].to_numpy(),
         build.topics,
         labels,
     )
@@ -325,7 +325,7 @@ def _search(args: argparse.Namespace) -> int:
 
     _check_top(args.top)
     build = read_build(args.build)
-    ranked = search(build, query_embedder(build), args.query, args.top)
+    ranked = search(build, query_embedder(build.path, build.manifest), args.query, args.top)
     print(_ranking_text(build, ranked, args.json))
     return 0
 

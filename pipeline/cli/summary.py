@@ -16,11 +16,11 @@ def build_summary(result: BuildResult) -> str:
     corpus, seconds = result.corpus, result.seconds
     files = len(corpus.inputs)
     table = result.table[result.table["topic_id"] >= 0]
-    outliers = int(result.was_outlier.sum())
-    outcome = "kept in topic -1" if (result.topic_id == -1).any() else "moved to their nearest topic"
+    poorly = int(result.fits_poorly.sum())
+    outcome = "kept apart in topic -1" if (result.topic_id == -1).any() else "each in its nearest topic"
     lines = [
         f"Built {corpus.n_papers} papers into {len(table)} topics "
-        f"({outliers} outliers, {outcome}) in {sum(seconds.values()):.1f} s",
+        f"({poorly} fitting poorly, {outcome}) in {sum(seconds.values()):.1f} s",
         f"  read {corpus.rows_read} rows from {files} file{'s' if files != 1 else ''}; dropped "
         f"{corpus.empty_dropped} empty and {corpus.duplicates_dropped} duplicate abstracts; "
         f"derived {result.titles_derived} titles",
@@ -75,7 +75,8 @@ def quality_table(path: Path, quality: Quality) -> str:
         f"  topics                {quality.n_topics}",
         f"  coherence (NPMI)      {quality.coherence:.3f}   mean over topics; -1 to 1, higher is better",
         f"  diversity             {quality.diversity:.3f}   distinct share of top-25 keywords; 1 = no repeats",
-        f"  outlier share         {quality.outlier_share:.3f}   papers that fit no topic well (flagged was_outlier)",
+        f"  poorly fitting        {quality.poorly_fitting_share:.3f}   papers far from their topic's centre (about .05 "
+        "by construction)",
         f"  topic sizes           smallest {sizes['smallest']}, median {sizes['median']:g}, "
         f"largest {sizes['largest']} ({sizes['largest_share']:.0%} of papers)",
     ]

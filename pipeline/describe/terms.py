@@ -13,12 +13,13 @@ import numpy as np
 import pandas as pd
 from scipy import sparse
 
+from topic_explorer.pipeline.settings import TWO_PAPERS_FROM
 from topic_explorer.pipeline.text.clean import phrases
 
 
 def keyword_min_df(n_papers: int) -> int:
-    """In how many papers a term must occur to be a keyword candidate: 2 from 200 papers on."""
-    return 1 if n_papers < 200 else 2
+    """In how many papers a term must occur to be a keyword candidate (`TWO_PAPERS_FROM`)."""
+    return 1 if n_papers < TWO_PAPERS_FROM else 2
 
 
 def vocabulary(abstracts: list[str]) -> tuple[str, ...]:

@@ -21,6 +21,7 @@ from typing import Protocol
 import numpy as np
 
 from topic_explorer.pipeline.errors import UserError
+from topic_explorer.pipeline.settings import TWO_PAPERS_FROM
 from topic_explorer.pipeline.text.clean import STOP_WORDS, TOKEN_PATTERN, clean_for_keywords
 
 log = logging.getLogger(__name__)
@@ -37,6 +38,10 @@ class Embedder(Protocol):
     fits_corpus: bool
 
     def transform(self, texts: list[str]) -> np.ndarray: ...
+
+    def device_used(self) -> str | None:
+        """Where it ran in this process, for the manifest; None when it did not run here."""
+        ...
 
 
 _LOADED_MODELS: dict[tuple[str, int, str], object] = {}  # one model per process (each Dask worker loads its own)
@@ -98,6 +103,12 @@ class MiniLMEmbedder:
             windows.append((text[span[0][0] : span[-1][1]], len(span)))
         return windows
 
+    def device_used(self) -> str | None:
+        """Where the model ran in this process ('cpu', 'cuda', 'mps'); None when it never loaded here
+        (every vector came from the cache, or the embedding ran on Dask workers)."""
+        model = _LOADED_MODELS.get((self.model_name, self.window, self.device))
+        return None if model is None else model.device.type
+
     def _load(self):
         """The model, loaded once per process and device (never pickled with the embedder)."""
         key = (self.model_name, self.window, self.device)
@@ -134,6 +145,9 @@ class TfidfEmbedder:
     name = "tfidf-svd"
     fits_corpus = True
 
+    def device_used(self) -> str:
+        return "cpu"
+
     def __init__(self, *, dimensions: int = 128, seed: int = 42):
         self.dimensions = dimensions
         self.seed = seed
@@ -143,7 +157,7 @@ class TfidfEmbedder:
     def fit(self, texts: list[str]) -> TfidfEmbedder:
         from sklearn.decomposition import TruncatedSVD
 
-        self._tfidf = self._vectorizer(min_df=2 if len(texts) >= 100 else 1)
+        self._tfidf = self._vectorizer(min_df=2 if len(texts) >= TWO_PAPERS_FROM else 1)
         matrix = self._tfidf.fit_transform(texts)
         components = max(1, min(self.dimensions, matrix.shape[0] - 1, matrix.shape[1] - 1))
         self._components = TruncatedSVD(n_components=components, random_state=self.seed).fit(matrix).components_

@@ -101,7 +101,7 @@ class Quality:
 
     coherence: float
     diversity: float
-    outlier_share: float
+    poorly_fitting_share: float
     n_topics: int
     sizes: dict[str, float]
     per_topic: pd.DataFrame
@@ -112,7 +112,7 @@ class Quality:
         result = {
             "coherence_npmi": self.coherence,
             "diversity": self.diversity,
-            "outlier_share": self.outlier_share,
+            "poorly_fitting_share": self.poorly_fitting_share,
             "topics": self.n_topics,
             "topic_sizes": self.sizes,
         }
@@ -124,7 +124,7 @@ class Quality:
 def assess(
     texts: list[str],
     topic_id: np.ndarray,
-    was_outlier: np.ndarray,
+    fits_poorly: np.ndarray,
     topics: pd.DataFrame,
     labels: pd.Series | None = None,
 ) -> Quality:
@@ -138,7 +138,7 @@ def assess(
     return Quality(
         coherence=float(np.nanmean(per_topic["coherence"])) if len(per_topic) else float("nan"),
         diversity=diversity(keyword_lists),
-        outlier_share=float(np.mean(was_outlier)) if len(was_outlier) else 0.0,
+        poorly_fitting_share=float(np.mean(fits_poorly)) if len(fits_poorly) else 0.0,
         n_topics=len(per_topic),
         sizes={
             "smallest": int(sizes.min()) if len(sizes) else 0,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -17,7 +18,8 @@ import pytest
 from playwright.sync_api import Page
 
 from tests.browser.conftest import wait_until_ready
-from tests.browser.harness import ROOT, running_server
+from tests.browser.harness import ROOT, free_port, running_server, wait_until_healthy
+from topic_explorer.dashboard.launch import BUILD_ENV
 
 pytestmark = pytest.mark.browser
 
@@ -82,6 +84,31 @@ def test_a_pip_target_install_served_from_another_folder_keeps_the_settings(brow
     serve_and_look(
         browser, metadata_build, site / "bin" / "topic-explorer", env, tmp_path, screens / "installed-target.png"
     )
+
+
+def test_streamlit_run_from_the_clone_reads_the_settings_in_dot_streamlit(browser, metadata_build, tmp_path, screens):
+    """`.streamlit/config.toml` is the settings' one home: plain `streamlit run dashboard/app.py` from a clone
+    (no launcher, no flags) gets them too, so the tables still offer no CSV of their own."""
+    port = free_port()
+    command = [sys.executable, "-m", "streamlit", "run", "dashboard/app.py", f"--server.port={port}",
+               "--server.address=127.0.0.1"]  # fmt: skip
+    env = {**os.environ, BUILD_ENV: str(metadata_build)}
+    with (tmp_path / "streamlit.log").open("w") as log:
+        process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+                                   start_new_session=True)  # fmt: skip
+        try:
+            wait_until_healthy(f"http://127.0.0.1:{port}", process, 120)
+            context = browser.new_context(viewport={"width": 1400, "height": 900})
+            page = context.new_page()
+            page.set_default_timeout(60_000)
+            page.goto(f"http://127.0.0.1:{port}")
+            wait_until_ready(page)
+            page.screenshot(path=screens / "streamlit-run-from-clone.png")
+            tables_offer_no_csv_of_their_own(page)
+            context.close()
+        finally:
+            os.killpg(process.pid, signal.SIGTERM)
+            process.wait(timeout=20)
 
 
 @pytest.mark.slow

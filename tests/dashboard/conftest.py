@@ -26,7 +26,7 @@ def tiny_build(tmp_path_factory) -> Path:
         "quality": {
             "coherence_npmi": 0.05,
             "diversity": 0.9,
-            "outlier_share": 0.0,
+            "poorly_fitting_share": 0.0,
             "topics": 3,
             "topic_sizes": {"smallest": 2, "median": 3.0, "largest": 3, "largest_share": 0.375},
         },

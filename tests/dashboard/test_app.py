@@ -227,7 +227,7 @@ def test_a_chosen_topic_shows_its_keywords_and_best_papers(run_app, tiny_build):
 
 def test_the_quality_tab_explains_the_figures_and_lists_weak_topics_first(run_app, tiny_build):
     at = run_app(tiny_build)
-    assert [m.label for m in at.metric] == ["Coherence (NPMI)", "Diversity", "Outlier share", "Topic sizes"]
+    assert [m.label for m in at.metric] == ["Coherence (NPMI)", "Diversity", "Poorly fitting", "Topic sizes"]
     assert [m.value for m in at.metric] == ["0.05", "90%", "0%", "2 / 3 / 3"]
     quality = next(d.value for d in at.dataframe if "rating" in d.value.columns)
     assert quality["topic"].tolist()[0] == "Graphs" and quality["rating"].tolist()[0] == "weak"

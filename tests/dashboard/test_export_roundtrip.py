@@ -59,7 +59,7 @@ def write_csv(table: pd.DataFrame, path: Path) -> Path:
 def as_build(corpus: Corpus, out: Path) -> Path:
     """The corpus as a build (one topic): what the dashboard exports from, without running a model."""
     papers = corpus.papers
-    own = {"topic_id": 0, "topic_label": "Topic", "confidence": 0.5, "was_outlier": False, "x": 0.5, "y": 0.5}
+    own = {"topic_id": 0, "topic_label": "Topic", "confidence": 0.5, "fits_poorly": False, "x": 0.5, "y": 0.5}
     build = pd.concat(
         [papers[["paper_id", "title", "abstract"]].assign(**own), papers[corpus.metadata_columns]], axis=1
     )

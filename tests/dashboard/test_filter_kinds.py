@@ -34,7 +34,7 @@ def kinds_build(tmp_path_factory):
             "topic_id": topic,
             "topic_label": tiny_topics()["label"].to_numpy()[topic],
             "confidence": rng.uniform(0.2, 0.9, N),
-            "was_outlier": False,
+            "fits_poorly": False,
             "x": rng.uniform(0, 1, N).astype(np.float32),
             "y": rng.uniform(0, 1, N).astype(np.float32),
             "year": pd.array(2020 + np.arange(N) % 6, dtype="Int64"),

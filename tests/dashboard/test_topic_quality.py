@@ -12,14 +12,14 @@ def test_headline_figures_format_the_manifests_quality_block():
         {
             "coherence_npmi": 0.1957,
             "diversity": 0.82,
-            "outlier_share": 0.05,
+            "poorly_fitting_share": 0.05,
             "topic_sizes": {"smallest": 3, "median": 4.0, "largest": 10},
         }
     )
     assert [(f.name, f.value) for f in figures] == [
         ("Coherence (NPMI)", "0.20"),
         ("Diversity", "82%"),
-        ("Outlier share", "5%"),
+        ("Poorly fitting", "5%"),
         ("Topic sizes", "3 / 4 / 10"),
     ]
     assert all(f.meaning for f in figures)

@@ -41,7 +41,7 @@ def tiny_papers() -> pd.DataFrame:
             + ["Rewards"] * 2
             + ["Federated, privacy", "Graphs"],
             "confidence": np.linspace(0.3, 0.9, n),
-            "was_outlier": [False] * n,
+            "fits_poorly": [False] * n,
             "x": np.array([0.1, 0.15, 0.5, 0.55, 0.9, 0.85, 0.12, 0.52], dtype=np.float32),
             "y": np.array([0.1, 0.2, 0.5, 0.6, 0.9, 0.8, 0.15, 0.55], dtype=np.float32),
             "year": [2020, 2021, 2022, 2023, 2020, 2021, 2022, 2023],

@@ -93,7 +93,7 @@ def test_many_poorly_fitting_papers_suggest_a_rebuild(built, tmp_path, fake_embe
     pd.DataFrame({"abstract": foreign}).to_csv(tmp_path / "foreign.csv", index=False)
     result = add_papers(path, [tmp_path / "foreign.csv"], embedder=fake_embedder, cache_dir=tmp_path / "cache")
     assert result.poorly_fitting >= 10 and result.rebuild_suggested
-    assert read_build(path).papers["was_outlier"].iloc[30:].sum() == result.poorly_fitting
+    assert read_build(path).papers["fits_poorly"].iloc[30:].sum() == result.poorly_fitting
 
 
 def test_adding_to_a_build_without_a_model_is_one_line(tiny_build_v1, tmp_path, capsys):

@@ -36,7 +36,7 @@ def test_sample_build_meets_what_its_users_expect(sample_build):
     build = read_build(sample_build)
     papers, topics = build.papers, build.topics
     assert 5 <= len(topics) <= 8
-    assert papers["was_outlier"].mean() <= 0.10
+    assert papers["fits_poorly"].mean() <= 0.10
     assert (papers["topic_id"] >= 0).all()
 
     federated = papers[papers["abstract"].str.count(r"(?i)federated") >= 2]

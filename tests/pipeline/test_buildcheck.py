@@ -21,9 +21,9 @@ from topic_explorer.dashboard.logic.data import load_explorer
 from topic_explorer.dashboard.logic.export import csv_bytes, export_frame
 from topic_explorer.dashboard.logic.figures import map_figure
 from topic_explorer.dashboard.logic.filters import Filters, column_filters, filter_mask
-from topic_explorer.pipeline.buildfolder.check import MANIFEST_TYPES, PAPER_KINDS, TOPIC_KINDS
+from topic_explorer.pipeline.buildfolder.check import PAPER_KINDS, TOPIC_KINDS
 from topic_explorer.pipeline.buildfolder.read import read_build
-from topic_explorer.pipeline.buildfolder.schema import PAPER_COLUMNS, TOPIC_COLUMNS
+from topic_explorer.pipeline.buildfolder.schema import MANIFEST_SCHEMA, PAPER_COLUMNS, TOPIC_COLUMNS
 from topic_explorer.pipeline.buildfolder.write import write_build
 from topic_explorer.pipeline.cli.main import main
 from topic_explorer.pipeline.errors import UserError
@@ -78,7 +78,7 @@ CRAFTED_TABLES = {
     "a missing title": ("papers", column("title", [None] + ["t"] * 7), "'title' that does not hold text"),
     "titles as numbers": ("papers", column("title", list(range(8))), "'title' that does not hold text"),
     "confidence as text": ("papers", column("confidence", ["high"] * 8), "'confidence' that does not hold numbers"),
-    "was_outlier as 0/1": ("papers", column("was_outlier", [0, 1] * 4), "'was_outlier' that does not hold true/false"),
+    "fits_poorly as 0/1": ("papers", column("fits_poorly", [0, 1] * 4), "'fits_poorly' that does not hold true/false"),
     "an infinite position": ("papers", column("x", [np.inf] + [0.5] * 7), "'x' that does not hold finite numbers"),
     "repeated paper ids": ("papers", column("paper_id", ["p1"] * 8), "repeats values in its column 'paper_id'"),
     "a huge title": (
@@ -205,7 +205,8 @@ def test_the_cli_says_what_is_wrong_in_one_line(build, capsys):
 
 def test_the_documented_columns_and_their_checked_kinds_agree():
     assert set(PAPER_KINDS) == set(PAPER_COLUMNS) and set(TOPIC_KINDS) == set(TOPIC_COLUMNS)
-    assert {"counts", "quality", "embedder", "created_at", "seed"} <= set(MANIFEST_TYPES)
+    assert {"counts", "quality", "embedder", "created_at", "settings"} <= set(MANIFEST_SCHEMA["properties"])
+    assert all(field["description"] for field in MANIFEST_SCHEMA["properties"].values())
 
 
 def column_of(values: st.SearchStrategy) -> st.SearchStrategy:

@@ -21,7 +21,7 @@ def test_build_has_the_documented_schema(metadata_build):
     assert set(TOPIC_COLUMNS) <= set(build.topics.columns)
     papers, topics = build.papers, build.topics
     assert papers["paper_id"].is_unique and papers["topic_id"].dtype == np.int64
-    assert papers["was_outlier"].dtype == bool
+    assert papers["fits_poorly"].dtype == bool
     assert papers["confidence"].between(0, 1).all() and papers[["x", "y"]].stack().between(0, 1).all()
     assert set(papers["topic_id"]) == set(topics["topic_id"])
     sizes = papers["topic_id"].value_counts()
@@ -34,7 +34,9 @@ def test_build_has_the_documented_schema(metadata_build):
     assert manifest["schema_version"] == SCHEMA_VERSION
     assert manifest["inputs"][0]["sha256"] and manifest["counts"]["papers"] == len(papers)
     assert set(STAGES) - {"write"} == set(manifest["seconds"])
-    assert manifest["settings"]["embedder"] == "tfidf" and "seed" in manifest and "versions" in manifest
+    assert manifest["settings"]["embedder"] == "tfidf" and manifest["settings"]["seed"] == 1
+    assert "seed" not in manifest and "fit_sample" not in manifest  # each value once (schema 3)
+    assert "cache_dir" not in manifest["settings"] and "versions" in manifest
     assert manifest["created_at"].endswith("+00:00")
 
 

@@ -1,6 +1,7 @@
 """Killed at any point: `kill -9` of `build` leaves the previous build readable and the embedding cache usable.
 
-The default suite kills a few TF-IDF builds (one just as it starts writing) and a fake-embedder cache job; the
+The default suite kills a few TF-IDF builds (one just as it starts writing) and a fake-embedder cache job at blocks
+the test chooses; the
 full loop, 20 kills of real MiniLM builds sharing one cache, is slow: `pytest -m slow tests/pipeline/test_killed.py`.
 Loops take the command as a parameter, so `add` (which changes an existing build) can be tested the same way.
 """
@@ -18,7 +19,7 @@ import pandas as pd
 import pytest
 from diskcache import Cache
 
-from tests.pipeline.killing import WRITING, kill_loop, random_moments, run_and_kill
+from tests.pipeline.killing import WRITING, kill_loop, random_moments
 from topic_explorer.pipeline.build import run_build
 from topic_explorer.pipeline.buildfolder.read import read_build
 from topic_explorer.pipeline.buildfolder.schema import is_build
@@ -53,35 +54,55 @@ def test_kill_9_during_a_build_leaves_the_previous_build_readable(previous_build
     assert loop.outcomes[-1] == "killed, build untouched"  # killed as it wrote: the old build stayed whole
 
 
-SLOW_EMBEDDING = """
-import sys, time
+PACED_EMBEDDING = """
+import sys
 from pathlib import Path
 from topic_explorer.pipeline.embed.cache import CacheStats, EmbeddingCache, embed_all
 from tests.conftest import FakeEmbedder
 
-class Slow(FakeEmbedder):
+class Paced(FakeEmbedder):
+    # Says which block it is about to embed, then waits for the test's go-ahead: the test, not a clock, decides
+    # where the kill lands.
+    blocks = 0
+
     def transform(self, texts):
-        time.sleep(0.004 * len(texts))
+        Paced.blocks += 1
+        print("block", Paced.blocks, flush=True)
+        assert sys.stdin.readline().strip() == "go"
         return super().transform(texts)
 
 texts = [f"paper {i} on topic {i % 7}" for i in range(int(sys.argv[2]))]
-embedder, stats = Slow(), CacheStats()
+embedder, stats = Paced(), CacheStats()
 embed_all(texts, embedder, EmbeddingCache(Path(sys.argv[1]), embedder.name), stats=stats)
-print(stats.reused, stats.embedded)
+print("done", stats.reused, stats.embedded, flush=True)
 """
+BLOCK = 128  # texts per embedding block (embed.cache.BATCH_SIZE)
+
+
+def kill_before_block(command: list[str], block: int) -> None:
+    """Run `command`, let it embed `block - 1` blocks, and SIGKILL it as it is about to embed the next."""
+    process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=ROOT)
+    for line in process.stdout:
+        if line.split() == ["block", str(block)]:
+            process.kill()
+            break
+        process.stdin.write("go\n")
+        process.stdin.flush()
+    process.wait()
+    assert process.returncode == -9, process.returncode
 
 
 def test_kill_9_while_embedding_leaves_a_cache_the_next_run_reuses(tmp_path):
     """The cache (SQLite underneath) keeps every block stored before the kill, and nothing half-stored."""
-    texts = 2000  # 16 blocks of 128, about 8 s of embedding
-    command = [sys.executable, "-c", SLOW_EMBEDDING, str(tmp_path), str(texts)]
-    outcomes = [run_and_kill(command, moment, tmp_path / "no-build", cwd=ROOT)[0] for moment in (1.5, 3.0, 4.5)]
-    assert outcomes == ["killed"] * 3
+    texts = 2000  # 16 blocks of 128
+    command = [sys.executable, "-c", PACED_EMBEDDING, str(tmp_path), str(texts)]
+    for _ in range(3):  # each run reuses what the runs before it stored, embeds two more blocks, and is killed
+        kill_before_block(command, 3)
     with Cache(str(tmp_path / "embeddings")) as cache:
         stored = len(cache)
-    assert 0 < stored < texts and stored % 128 == 0  # whole blocks only
-    finished = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, check=True)
-    assert finished.stdout.split() == [str(stored), str(texts - stored)]
+    assert stored == 3 * 2 * BLOCK  # whole blocks only, none lost
+    finished = subprocess.run(command, input="go\n" * 16, capture_output=True, text=True, cwd=ROOT, check=True)
+    assert finished.stdout.split()[-3:] == ["done", str(stored), str(texts - stored)]
 
 
 def test_readers_never_find_the_build_missing_while_it_is_replaced(tmp_path):

@@ -48,4 +48,4 @@ def test_assess_leaves_the_outlier_topic_out_of_coherence():
     )
     quality = assess(TEXTS, np.array([0, -1, 0, 0]), np.array([False, True, False, False]), topics)
     assert quality.n_topics == 1 and quality.per_topic["topic_id"].tolist() == [0]
-    assert math.isclose(quality.outlier_share, 0.25)
+    assert math.isclose(quality.poorly_fitting_share, 0.25)

@@ -58,7 +58,7 @@ def test_an_empty_query_is_refused(query):
 def test_a_tfidf_build_is_searched_in_its_own_space(metadata_build):
     build = read_build(metadata_build)
     paper = build.papers.iloc[7]
-    ranked = search(build, query_embedder(build), paper["abstract"][:600], top=3)
+    ranked = search(build, query_embedder(build.path, build.manifest), paper["abstract"][:600], top=3)
     assert ranked.rows[0] == 7 and ranked.scores[0] > 0.8
 
 

@@ -33,7 +33,7 @@ def test_a_paper_joins_the_topic_whose_centre_is_closest(model):
 
 def test_a_paper_far_from_every_topic_is_flagged_but_still_assigned(model):
     result = assign(unit([[0.6, 0.6, 0.5], [1, 0, 0]]), model)
-    assert result.was_outlier.tolist() == [True, False]
+    assert result.fits_poorly.tolist() == [True, False]
     assert result.topic_id[0] in (3, 5)
 
 

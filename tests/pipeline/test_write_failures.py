@@ -87,3 +87,22 @@ def test_a_read_only_embedding_cache_is_refused_in_one_line_before_any_work(tmp_
         code = main(["build", str(metadata_corpus), "--out", str(tmp_path / "b"), "--cache-dir", str(cache)])
     assert code == 2 and "with --cache-dir" in one_error_line(capsys)
     assert not (tmp_path / "b").exists()
+
+
+def test_the_next_build_removes_what_a_killed_writer_left_and_spares_a_running_ones(tmp_path):
+    import sys
+
+    import numpy as np
+
+    from tests.dashboard.tinybuild import tiny_papers, tiny_topics
+    from topic_explorer.pipeline.buildfolder.write import write_build
+
+    out = tmp_path / "build"
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    killed = tmp_path / f".build.partial-{gone.stdout.strip()}-x1"  # its process has ended, as after a kill -9
+    running = tmp_path / f".build.partial-{os.getpid()}-x2"  # this process: a build still under way
+    for folder in (killed, running):
+        folder.mkdir()
+        (folder / "papers.parquet").write_bytes(b"half")
+    write_build(out, tiny_papers(), tiny_topics(), np.zeros((8, 4), dtype=np.float32), {})
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["build", running.name])
