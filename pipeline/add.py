@@ -2,10 +2,11 @@
 
 New papers are read like `build` reads them, papers the build already has are skipped, and the
 rest go through the same per-batch stages as a build's papers outside its fit sample
-(`pipeline.apply.batches`): embedded (cache first), assigned to the nearest topic, placed among the
-nearest fit-sample papers, their terms counted. The build is then written again, atomically, as
-a new version: topic sizes and keywords updated, labels kept, the model unchanged. Papers that
-fit no topic well are flagged; when enough of them pile up, the summary suggests a rebuild.
+(`pipeline.apply.batches`): embedded (cache first), assigned to the nearest topic (as
+`BERTopic.transform` assigns them), placed among the nearest fit-sample papers. The build is then
+written again, atomically, as a new version: the topics as fitted (keywords, labels, the BERTopic model),
+their sizes grown. Papers that fit no topic well are flagged; when enough of them pile up, the summary
+suggests a rebuild.
 """
 
 from __future__ import annotations
@@ -25,12 +26,18 @@ from topic_explorer.pipeline.apply.engine import Engine, InProcess
 from topic_explorer.pipeline.apply.loop import apply_all
 from topic_explorer.pipeline.buildfolder.metadata import ColumnSummary, as_type, merged_type, summarise
 from topic_explorer.pipeline.buildfolder.read import read_build, read_model
-from topic_explorer.pipeline.buildfolder.schema import STORED_PAPER_COLUMNS, Build, ModelParts
+from topic_explorer.pipeline.buildfolder.schema import (
+    BERTOPIC_DIR,
+    REBUILD_HINT,
+    STORED_PAPER_COLUMNS,
+    Build,
+    ModelParts,
+)
 from topic_explorer.pipeline.buildfolder.write import BuildWriter
-from topic_explorer.pipeline.describe.terms import TermCounts
-from topic_explorer.pipeline.describe.topics import OUTLIER_LABEL, topic_keywords
-from topic_explorer.pipeline.embed.cache import CacheStats, EmbeddingCache, embed_all
+from topic_explorer.pipeline.describe.topics import topic_sizes, with_sizes
+from topic_explorer.pipeline.embed.cache import CacheStats, EmbeddingCache
 from topic_explorer.pipeline.embed.models import Embedder, embedder_for
+from topic_explorer.pipeline.errors import UserError
 from topic_explorer.pipeline.evaluate.quality import Quality, assess
 from topic_explorer.pipeline.ingest.corpus import load_corpus
 from topic_explorer.pipeline.settings import BuildSettings, default_cache_dir
@@ -81,6 +88,11 @@ def add_papers(
     timer = StageTimer()
     build = read_build(build_path, with_edits=False)  # the edits stay an overlay, kept in KEPT_FILES
     parts = read_model(build)
+    if not (build.path / BERTOPIC_DIR).is_dir():
+        raise UserError(
+            f"{build.path} was made by an older version of topic-explorer (it keeps no BERTopic model); "
+            f"rebuild it with: {REBUILD_HINT}"
+        )
     settings = build.manifest.get("settings") or {}
     with timer.stage("ingest"):
         corpus = load_corpus(
@@ -94,38 +106,26 @@ def add_papers(
     fitted = _fitted(build, parts, embedder, keep_outliers=bool(settings.get("keep_outliers")))
     with timer.stage("assign"):
         results = list(_apply(new, fitted, cache, engine, stats, batch_size=batch_size, progress=progress))
-    old_counts = TermCounts.from_frame(parts.terms, build.topics.set_index("topic_id")["size"])
-    counts = sum((r.terms for r in results), start=old_counts) if results else old_counts
     new_topic = np.concatenate([r.topic_id for r in results]) if results else np.zeros(0, dtype=np.int64)
-    new_outlier = np.concatenate([r.fits_poorly for r in results]) if results else np.zeros(0, dtype=bool)
+    new_poorly = np.concatenate([r.fits_poorly for r in results]) if results else np.zeros(0, dtype=bool)
     topic_id = np.concatenate([build.papers["topic_id"].to_numpy(), new_topic])
-    fits_poorly = np.concatenate([build.papers["fits_poorly"].to_numpy(), new_outlier])
-    sample = build.papers["fit_sample"].to_numpy()
-    sample_texts = build.papers.loc[sample, "abstract"].tolist()
-    with timer.stage("keywords"):
-        described = topic_keywords(
-            counts,
-            parts.topics,
-            texts=sample_texts,
-            embed_terms=partial(embed_all, embedder=embedder, cache=cache),
-            keywords_per_topic=int(settings.get("keywords_per_topic", BuildSettings.keywords_per_topic)),
-        )
-        table = _keep_labels(described, build.topics)
+    fits_poorly = np.concatenate([build.papers["fits_poorly"].to_numpy(), new_poorly])
+    sample_texts = build.papers.loc[build.papers["fit_sample"].to_numpy(), "abstract"].tolist()
+    table = with_sizes(build.topics.drop(columns=["coherence"]), topic_id)
     with timer.stage("evaluate"):
         quality = assess(sample_texts, topic_id, fits_poorly, table)
     table = table.merge(quality.per_topic[["topic_id", "coherence"]], on="topic_id", how="left")
-    since_build = _poorly_fitting_since_build(build) + int(new_outlier.sum())
+    since_build = _poorly_fitting_since_build(build) + int(new_poorly.sum())
     with timer.stage("write"):
         addition = {
             "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
             "inputs": corpus.inputs,
             "papers_added": len(new),
             "duplicates_skipped": int(known.sum()),
-            "poorly_fitting": int(new_outlier.sum()),
+            "poorly_fitting": int(new_poorly.sum()),
         }
         manifest = _manifest(build.manifest, addition, quality, len(topic_id))
-        model = ModelParts(parts.topics, counts.to_frame(), parts.embedder_state)
-        path = _write(build, new, results, table, manifest, model)
+        path = _write(build, new, results, table, manifest, parts)
     added_per_topic = pd.Series(new_topic).value_counts()
     sizes = table[["topic_id", "label", "size"]].assign(
         added=table["topic_id"].map(added_per_topic).fillna(0).astype(int)
@@ -134,7 +134,7 @@ def add_papers(
         path=path,
         added=len(new),
         duplicates=int(known.sum()),
-        poorly_fitting=int(new_outlier.sum()),
+        poorly_fitting=int(new_poorly.sum()),
         poorly_fitting_since_build=since_build,
         papers=len(topic_id),
         topic_sizes=sizes,
@@ -148,9 +148,7 @@ def _fitted(build: Build, parts: ModelParts, embedder: Embedder, *, keep_outlier
     sample = build.papers["fit_sample"].to_numpy()
     vectors = np.asarray(build.embeddings(mmap=True)[np.flatnonzero(sample)])
     xy = build.papers.loc[sample, ["x", "y"]].to_numpy(dtype=np.float32)
-    terms = tuple(sorted(parts.terms["term"].unique()))
-    topic_ids = np.union1d(parts.topics.topic_ids, [-1] if keep_outliers else []).astype(np.int64)
-    return Fitted(embedder, parts.topics, MapLayout(vectors, xy), terms, topic_ids, keep_outliers)
+    return Fitted(embedder, parts.topics, MapLayout(vectors, xy), keep_outliers)
 
 
 def _apply(
@@ -177,27 +175,13 @@ def _apply(
                 titles=rows["title"].tolist(),
                 vectors=np.full((n, dimensions), np.nan, dtype=np.float32),
                 fixed_topic=np.full(n, NOT_FIXED),
+                fixed_poor=np.zeros(n, dtype=bool),
                 fixed_xy=np.full((n, 2), np.nan, dtype=np.float32),
             )
 
     with tqdm(total=len(new), desc="Adding", unit="paper", disable=not (progress and len(new))) as bar:
         for _, result in apply_all(batches(), fitted, engine=engine, cache=cache, stats=stats, on_done=bar.update):
             yield result
-
-
-def _keep_labels(described: pd.DataFrame, before: pd.DataFrame) -> pd.DataFrame:
-    """New keywords and sizes under the labels (and named flags) readers already know.
-
-    Only topic -1 can be new to the build (its first outliers, with --keep-outliers): it gets the outliers' label.
-    """
-    known = before.set_index("topic_id")
-    table = described.copy()
-    labels = [known["label"].get(t, OUTLIER_LABEL if t == -1 else ", ".join(words[:3])) for t, words in zip(
-        table["topic_id"], table["keywords"], strict=True
-    )]  # fmt: skip
-    table.insert(1, "label", labels)
-    table["named"] = [bool(known["named"].get(t, False)) for t in table["topic_id"]]
-    return table
 
 
 def _poorly_fitting_since_build(build: Build) -> int:
@@ -228,7 +212,11 @@ def _manifest(before: dict, addition: dict, quality: Quality, n_papers: int) -> 
 def _write(
     build: Build, new: pd.DataFrame, results: list, table: pd.DataFrame, manifest: dict, model: ModelParts
 ) -> Path:
-    """The new version: the build's papers as they were, then the added ones; metadata columns merged."""
+    """The new version: the build's papers as they were, then the added ones; metadata columns merged; the
+    BERTopic model as fitted, with the topics' new sizes."""
+    from topic_explorer.pipeline.bertopic_model import load_saved, save_topic_model
+
+    topic_model = load_saved(build.path / BERTOPIC_DIR)
     old = build.papers.drop(columns=["topic_label"])
     new_rows = _new_rows(new, results)
     added_columns = [c for c in new_rows.columns if c not in STORED_PAPER_COLUMNS]
@@ -250,7 +238,11 @@ def _write(
         if len(new_rows):
             writer.add(merged.iloc[len(old) :], new_vectors)
         writer.keep(extra)
-        return writer.commit(table, manifest, model)
+        save = partial(
+            save_topic_model, topic_model, embedder_kind=str(build.manifest["settings"]["embedder"]),
+            sizes=topic_sizes(table[table["topic_id"].isin(topic_model.topic_sizes_)]),
+        )  # fmt: skip
+        return writer.commit(table, manifest, model, folders={BERTOPIC_DIR: save})
 
 
 def _new_rows(new: pd.DataFrame, results: list) -> pd.DataFrame:

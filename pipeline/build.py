@@ -1,12 +1,12 @@
 """Run the pipeline's stages in order and write the build: the one function the CLI calls.
 
-ingest -> embed the fit sample -> fit (reduce + cluster) -> layout -> per batch of papers: embed,
-assign, place, count terms -> keywords -> evaluate -> write.
+ingest -> embed the fit sample -> fit BERTopic (reduce, cluster, keywords and labels) -> layout -> per batch
+of papers: title, embed, assign, place -> topic tree -> evaluate -> write.
 
 Fitting sees the fit sample (every paper, up to `--fit-sample`); the per-batch stages
 (`pipeline.apply.batches`) run in this process or on a Dask cluster (`pipeline.apply.engine`) and their
-results are written batch by batch. Data passes between stages explicitly; nothing replaces the
-previous build until every stage succeeded.
+results are written batch by batch. The BERTopic model is written once, here. Data passes between stages
+explicitly; nothing replaces the previous build until every stage succeeded.
 """
 
 from __future__ import annotations
@@ -28,11 +28,10 @@ from topic_explorer.pipeline import __version__
 from topic_explorer.pipeline.apply.batches import NOT_FIXED, Batch, BatchResult, Fitted
 from topic_explorer.pipeline.apply.engine import Engine, InProcess
 from topic_explorer.pipeline.apply.loop import apply_all
-from topic_explorer.pipeline.buildfolder.schema import STORED_PAPER_COLUMNS, ModelParts
+from topic_explorer.pipeline.buildfolder.schema import BERTOPIC_DIR, STORED_PAPER_COLUMNS, ModelParts
 from topic_explorer.pipeline.buildfolder.write import BuildWriter, check_destination
 from topic_explorer.pipeline.describe.hierarchy import topic_hierarchy
-from topic_explorer.pipeline.describe.terms import TermCounts, vocabulary
-from topic_explorer.pipeline.describe.topics import describe_topics
+from topic_explorer.pipeline.describe.topics import topic_sizes, with_sizes
 from topic_explorer.pipeline.embed.cache import CacheStats, EmbeddingCache, embed_all
 from topic_explorer.pipeline.embed.models import Embedder, make_embedder
 from topic_explorer.pipeline.errors import UserError
@@ -46,9 +45,10 @@ from topic_explorer.pipeline.topicmodel import PLACE_NEIGHBOURS, POOR_FIT_QUANTI
 
 log = logging.getLogger(__name__)
 
-STAGES = ("ingest", "embed", "reduce", "cluster", "layout", "assign", "keywords", "hierarchy", "evaluate", "write")
+STAGES = ("ingest", "embed", "reduce", "cluster", "keywords", "layout", "assign", "hierarchy", "evaluate", "write")
 REPORTED_PACKAGES = (
-    "umap-learn", "hdbscan", "sentence-transformers", "torch", "scikit-learn", "numpy", "pandas", "pyarrow", "dask"
+    "bertopic", "umap-learn", "hdbscan", "sentence-transformers", "torch", "scikit-learn", "numpy", "pandas",
+    "pyarrow", "dask",
 )  # fmt: skip
 
 
@@ -118,41 +118,28 @@ def run_build(
     log.info("Drawing the map ...")
     with timer.stage("layout"):
         xy = map_coordinates(vectors, fit.neighbours, seed=settings.seed, n_neighbors=fit.parameters.umap_neighbors)
-    fitted = Fitted(
-        embedder=embedder,
-        model=fit.model,
-        layout=MapLayout(vectors, xy),
-        terms=vocabulary(sample_texts),
-        topic_ids=np.union1d(fit.model.topic_ids, [-1] if settings.keep_outliers else []).astype(np.int64),
-        keep_outliers=settings.keep_outliers,
-    )
+    fitted = Fitted(embedder, fit.model, MapLayout(vectors, xy), settings.keep_outliers)
     fixed = _FixedBySample(sample, fit, xy)
     with BuildWriter(out, reader.n_papers, vectors.shape[1], reader.metadata_types) as writer:
         with timer.stage("assign"):
             applied = _apply_to_all(corpus, fixed, fitted, cache, engine, writer, stats, progress)
         topic_id, fits_poorly = applied.topic_id, applied.fits_poorly
-        with timer.stage("keywords"):
-            table = describe_topics(
-                applied.counts,
-                fit.model,
-                fit.names,
-                texts=sample_texts,
-                text_topics=topic_id[sample],
-                embed_terms=embed_here,
-                keywords_per_topic=settings.keywords_per_topic,
-            )
+        table = with_sizes(fit.topics, topic_id)
         with timer.stage("hierarchy"):
             tree = topic_hierarchy(
-                applied.counts, fit.model, texts=sample_texts, text_topics=topic_id[sample], embed_terms=embed_here
+                fit.counts, fit.model, texts=sample_texts, text_topics=fit.labels, embed_terms=embed_here
             )
         with timer.stage("evaluate"):
             quality = assess(sample_texts, topic_id, fits_poorly, table)
         table = table.merge(quality.per_topic[["topic_id", "coherence"]], on="topic_id", how="left")
         with timer.stage("write"):
+            from topic_explorer.pipeline.bertopic_model import save_topic_model  # BERTopic is imported by fitting
+
             manifest = _manifest(reader, applied.titles_derived, fit, quality, settings, embedder, stats, timer.seconds)
             manifest |= {"engine": engine.description}
-            model = ModelParts(fit.model, applied.counts.to_frame(), embedder.state() if embedder.fits_corpus else None)
-            path = writer.commit(table, manifest, model, tree)
+            model = ModelParts(fit.model, fit.counts.to_frame(), embedder.state() if embedder.fits_corpus else None)
+            save = partial(save_topic_model, fit.topic_model, embedder_kind=settings.embedder, sizes=topic_sizes(table))
+            path = writer.commit(table, manifest, model, tree, folders={BERTOPIC_DIR: save})
     return BuildResult(
         path, reader, applied.titles_derived, table, topic_id, fits_poorly, fit.unmatched_names, quality,
         None if embedder.fits_corpus else stats, dict(timer.seconds), engine.description,
@@ -194,29 +181,32 @@ def fit_sample_rows(paper_ids: pd.Series, size: int, seed: int) -> np.ndarray:
 
 @dataclass(frozen=True)
 class _FixedBySample:
-    """What the fit decided for the fit sample's papers: topics (-1: left out) and map positions."""
+    """What the fit decided for the fit sample's papers: topics, poor fits and map positions."""
 
     rows: np.ndarray  # positions of the sample in the corpus, sorted
     fit: Fit
     xy: np.ndarray
 
-    def for_rows(self, start: int, stop: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """For corpus rows [start, stop): fixed topic (or NOT_FIXED), position (or NaN), sample index (or -1)."""
-        n = stop - start
+    def batch(self, start: int, rows: pd.DataFrame, vectors: np.ndarray) -> Batch:
+        """The batch of corpus rows from `start`, with what the fit fixed and the vectors of its sample papers."""
+        n = len(rows)
         where = np.full(n, -1, dtype=np.int64)
-        low, high = np.searchsorted(self.rows, [start, stop])
+        low, high = np.searchsorted(self.rows, [start, start + n])
         where[self.rows[low:high] - start] = np.arange(low, high)
         in_sample = where >= 0
         topic = np.full(n, NOT_FIXED, dtype=np.int64)
         topic[in_sample] = self.fit.labels[where[in_sample]]
+        poor = np.zeros(n, dtype=bool)
+        poor[in_sample] = self.fit.fits_poorly[where[in_sample]]
         xy = np.full((n, 2), np.nan, dtype=np.float32)
         xy[in_sample] = self.xy[where[in_sample]]
-        return topic, xy, where
+        known = np.full((n, vectors.shape[1]), np.nan, dtype=np.float32)
+        known[in_sample] = vectors[where[in_sample]]
+        return Batch(start, rows["abstract"].tolist(), rows["title"].tolist(), known, topic, poor, xy)
 
 
 @dataclass
 class _Applied:
-    counts: TermCounts
     topic_id: np.ndarray
     fits_poorly: np.ndarray
     titles_derived: int
@@ -235,31 +225,25 @@ def _apply_to_all(
     """Every paper through the shared batch loop; each result is written as it arrives."""
     from tqdm.auto import tqdm
 
-    dimensions = fitted.layout.vectors.shape[1]
     papers: dict[int, pd.DataFrame] = {}  # each batch's rows (metadata stays here), by the batch's start
 
     def batches() -> Iterator[Batch]:
         start = 0
         for rows in corpus.batches():
-            stop = start + len(rows)
-            topic, xy, where = fixed.for_rows(start, stop)
-            vectors = np.full((stop - start, dimensions), np.nan, dtype=np.float32)
-            vectors[where >= 0] = fitted.layout.vectors[where[where >= 0]]
             papers[start] = rows
-            yield Batch(start, rows["abstract"].tolist(), rows["title"].tolist(), vectors, topic, xy)
-            start = stop
+            yield fixed.batch(start, rows, fitted.layout.vectors)
+            start += len(rows)
 
     outside_sample = corpus.reader.n_papers - len(fixed.rows)
-    counts, topic_ids, outliers, derived = None, [], [], 0
+    topic_ids, poorly, derived = [], [], 0
     with tqdm(total=outside_sample, desc="Assigning", unit="paper", disable=not (progress and outside_sample)) as bar:
         for batch, result in apply_all(batches(), fitted, engine=engine, cache=cache, stats=stats, on_done=bar.update):
             rows = papers.pop(batch.start)
             derived += int((rows["title"] == "").sum())
             writer.add(_paper_rows(rows, result, batch.fixed_topic != NOT_FIXED), result.vectors)
-            counts = result.terms if counts is None else counts + result.terms
             topic_ids.append(result.topic_id)
-            outliers.append(result.fits_poorly)
-    return _Applied(counts, np.concatenate(topic_ids), np.concatenate(outliers), derived)
+            poorly.append(result.fits_poorly)
+    return _Applied(np.concatenate(topic_ids), np.concatenate(poorly), derived)
 
 
 def _paper_rows(rows: pd.DataFrame, result: BatchResult, in_sample: np.ndarray) -> pd.DataFrame:
@@ -303,7 +287,7 @@ def _manifest(
             "titles_derived": titles_derived,
             "topics": int(quality.n_topics),
             "poorly_fitting": round(quality.poorly_fitting_share * corpus.n_papers),
-            "left_out_by_clustering": int((fit.labels < 0).sum()),  # of the fit sample, before the fit rule
+            "left_out_by_clustering": int(fit.left_out.sum()),  # of the fit sample; each joined its nearest topic
             "fit_sample": len(fit.labels),
         },
         "settings": settings.to_dict(),

@@ -40,12 +40,25 @@ class TopicModel:
 
     @classmethod
     def fit(cls, vectors: np.ndarray, labels: np.ndarray) -> TopicModel:
-        """Centres from each topic's core papers (label >= 0); thresholds from their similarities."""
+        """Centres from each topic's papers (label >= 0); thresholds from their similarities."""
         topic_ids = np.unique(labels[labels >= 0])
-        centres = np.stack([unit_centre(vectors[labels == t]) for t in topic_ids]).astype(np.float32)
-        members = [vectors[labels == t] for t in topic_ids]
-        below = [np.quantile(m @ c, POOR_FIT_QUANTILE) for m, c in zip(members, centres, strict=True)]
-        return cls(topic_ids.astype(np.int64), centres, np.asarray(below, dtype=np.float32))
+        centres = np.stack([unit_centre(vectors[labels == t]) for t in topic_ids])
+        return cls.from_centres(topic_ids, centres, vectors, labels)
+
+    @classmethod
+    def from_centres(cls, topic_ids: np.ndarray, centres: np.ndarray, vectors: np.ndarray, labels: np.ndarray):
+        """Given centres (any length: they are scaled to 1), the thresholds from each topic's papers' similarities
+        (`labels`: a paper's topic, or -1 for papers that should not set the bar)."""
+        centres = np.stack([unit_centre(c[None, :]) for c in np.asarray(centres, dtype=np.float64)])
+        below = [_quantile(vectors[labels == t] @ c) for t, c in zip(topic_ids, centres, strict=True)]
+        return cls(
+            np.asarray(topic_ids, dtype=np.int64), centres.astype(np.float32), np.asarray(below, dtype=np.float32)
+        )
+
+
+def _quantile(similarities: np.ndarray) -> float:
+    """The bar below which a paper fits a topic poorly; -1 (nothing below) for a topic without such papers."""
+    return float(np.quantile(similarities, POOR_FIT_QUANTILE)) if len(similarities) else -1.0
 
 
 def unit_centre(vectors: np.ndarray) -> np.ndarray:

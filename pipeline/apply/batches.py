@@ -1,10 +1,10 @@
-"""The per-paper stages, applied to one batch of papers: title, embed, assign, place, count terms.
+"""The per-paper stages, applied to one batch of papers: title, embed, assign, place.
 
 `apply_batch` is a pure function of the batch and the fitted model. The build runs it on every
 batch of papers, in this process or as a Dask task (see `pipeline.apply.engine`), and `topic-explorer add`
 runs it on the new papers. Fit-sample papers arrive with their topic and position already fixed by
-the fit; every other paper is assigned to its nearest topic centre and placed among its nearest
-fit-sample papers.
+the fit; every other paper is assigned to its nearest topic centre (as `BERTopic.transform` assigns it)
+and placed among its nearest fit-sample papers.
 """
 
 from __future__ import annotations
@@ -13,7 +13,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from topic_explorer.pipeline.describe.terms import TermCounts, count_terms
 from topic_explorer.pipeline.describe.titles import derive_title
 from topic_explorer.pipeline.embed.models import Embedder
 from topic_explorer.pipeline.topicmodel import MapLayout, TopicModel, assign, closeness_to_centre, place
@@ -29,7 +28,8 @@ class Batch:
     abstracts: list[str]
     titles: list[str]  # '' where the source has none: derived here
     vectors: np.ndarray  # float32 [n, d]; rows of NaN still to be embedded
-    fixed_topic: np.ndarray  # int64 [n]: the fit's topic (-1: left out), or NOT_FIXED
+    fixed_topic: np.ndarray  # int64 [n]: the fit's topic (-1 only with --keep-outliers), or NOT_FIXED
+    fixed_poor: np.ndarray  # bool [n]: the fit found the paper fits its topic poorly (False where not fixed)
     fixed_xy: np.ndarray  # float32 [n, 2]: the fit's map position, or NaN
 
 
@@ -40,14 +40,12 @@ class Fitted:
     embedder: Embedder
     model: TopicModel
     layout: MapLayout
-    terms: tuple[str, ...]  # the keyword candidates
-    topic_ids: np.ndarray  # every topic id a paper can get (sorted; -1 when outliers are kept)
     keep_outliers: bool
 
 
 @dataclass(frozen=True)
 class BatchResult:
-    """Per paper: vector, topic, confidence, outlier flag, position; plus the batch's term counts."""
+    """Per paper: title, vector, topic, confidence, poor-fit flag, position."""
 
     titles: list[str]
     vectors: np.ndarray
@@ -56,7 +54,6 @@ class BatchResult:
     confidence: np.ndarray
     fits_poorly: np.ndarray
     xy: np.ndarray
-    terms: TermCounts
 
 
 def embed_batch(texts: list[str], embedder: Embedder) -> np.ndarray:
@@ -65,18 +62,17 @@ def embed_batch(texts: list[str], embedder: Embedder) -> np.ndarray:
 
 
 def apply_batch(batch: Batch, fitted: Fitted) -> BatchResult:
-    """Embed what is missing, then assign, place and count the terms of every paper in `batch`."""
+    """Embed what is missing, then assign and place every paper in `batch` the fit did not already decide."""
     vectors = batch.vectors.copy()
     missing = np.isnan(vectors).any(axis=1)
     if missing.any():
         vectors[missing] = embed_batch([batch.abstracts[i] for i in np.flatnonzero(missing)], fitted.embedder)
     fixed = batch.fixed_topic != NOT_FIXED
     assignment = assign(vectors, fitted.model)
-    # One rule for every paper: it fits no topic well when it sits farther from its nearest topic's centre
-    # than almost all of that topic's own papers. A fit-sample paper must also have been left out by the
-    # clustering (HDBSCAN leaves out a quarter of 19,000 ML abstracts, most as close to a topic as its members).
-    fits_poorly = assignment.fits_poorly & (~fixed | (batch.fixed_topic == -1))
-    topic_id = np.where(fixed & (batch.fixed_topic >= 0), batch.fixed_topic, assignment.topic_id)
+    # A paper fits no topic well when it sits farther from its nearest topic's centre than almost all of that
+    # topic's own papers; the fit decided it for its own papers (only those its clustering left out can).
+    fits_poorly = np.where(fixed, batch.fixed_poor, assignment.fits_poorly)
+    topic_id = np.where(fixed, batch.fixed_topic, assignment.topic_id)
     if fitted.keep_outliers:
         topic_id = np.where(fits_poorly, -1, topic_id)
     xy = batch.fixed_xy.copy()
@@ -91,5 +87,4 @@ def apply_batch(batch: Batch, fitted: Fitted) -> BatchResult:
         confidence=closeness_to_centre(vectors, topic_id, fitted.model),
         fits_poorly=fits_poorly.astype(bool),
         xy=xy,
-        terms=count_terms(batch.abstracts, topic_id, fitted.topic_ids, fitted.terms),
     )

@@ -11,6 +11,7 @@ import pandas as pd
 from topic_explorer.pipeline.buildfolder.check import check_build, check_edits, check_hierarchy
 from topic_explorer.pipeline.buildfolder.edits import apply_edits, read_edits
 from topic_explorer.pipeline.buildfolder.schema import (
+    BERTOPIC_DIR,
     HIERARCHY_COLUMNS,
     HIERARCHY_FILE,
     MANIFEST_FILE,
@@ -143,9 +144,27 @@ def read_model(build: Build) -> ModelParts:
         )
     try:
         with np.load(folder / "topics.npz", allow_pickle=False) as arrays:
-            model = TopicModel(arrays["topic_id"], arrays["centre"], arrays["poor_fit_below"])
+            topic_ids, below = arrays["topic_id"], arrays["poor_fit_below"]
+            centres = arrays["centre"] if "centre" in arrays.files else _topic_embeddings(build.path, len(topic_ids))
+        model = TopicModel(topic_ids, centres, below)
         terms = pd.read_parquet(folder / "terms.parquet")
         state = read_embedder_state(build.path)
     except (OSError, ValueError, KeyError) as error:
         raise UserError(f"{folder} is damaged ({type(error).__name__}); rebuild with: {REBUILD_HINT}") from None
     return ModelParts(model, terms, state)
+
+
+def _topic_embeddings(path: Path, n_topics: int) -> np.ndarray:
+    """The topics' centres: BERTopic's topic embeddings, scaled to length 1; topic -1's row (first) left out.
+
+    Read with `safetensors.numpy`, which needs neither torch nor BERTopic.
+    """
+    from safetensors import SafetensorError
+    from safetensors.numpy import load_file
+
+    try:
+        vectors = load_file(path / BERTOPIC_DIR / "topic_embeddings.safetensors")["topic_embeddings"][-n_topics:]
+    except SafetensorError as error:
+        raise ValueError(str(error)) from None
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    return (vectors / np.where(norms == 0, 1, norms)).astype(np.float32)

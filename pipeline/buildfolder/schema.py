@@ -26,17 +26,23 @@ import pandas as pd
 
 from topic_explorer.pipeline.topicmodel import TopicModel
 
-SCHEMA_VERSION = 3  # 3: the manifest keeps each value once (no top-level seed or fit_sample, no cache path)
-READABLE_VERSIONS = (1, 2, 3)
+# 3: the manifest keeps each value once (no top-level seed or fit_sample, no cache path).
+# 4: the fitted model is a BERTopic model (`model/bertopic/`); topics.npz keeps only the poor-fit bars.
+SCHEMA_VERSION = 4
+READABLE_VERSIONS = (1, 2, 3, 4)
 PAPERS_FILE = "papers.parquet"
 TOPICS_FILE = "topics.parquet"
 EMBEDDINGS_FILE = "embeddings.npy"
 MANIFEST_FILE = "manifest.json"
 HIERARCHY_FILE = "hierarchy.parquet"
 MODEL_DIR = "model"
+BERTOPIC_DIR = f"{MODEL_DIR}/bertopic"
 MODEL_FILES = {
-    "topics.npz": "per topic: `topic_id`, its `centre` (unit vector) and `poor_fit_below` (cosine)",
-    "terms.parquet": "per topic and keyword candidate: `count` of uses and `papers` using it",
+    "bertopic": "a folder: the BERTopic model as fitted, saved with `serialization='safetensors'` and c-TF-IDF "
+    "(no pickle); its `topic_embeddings.safetensors` are the topics' centres",
+    "topics.npz": "per topic (rows as the topic embeddings, topic -1 left out): `topic_id` and `poor_fit_below` "
+    "(cosine to the centre below which a paper fits the topic poorly)",
+    "terms.parquet": "per topic and keyword candidate, over the fit sample: `count` of uses and `papers` using it",
     "embedder.npz": "TF-IDF builds only: the fitted `terms`, `idf` weights and SVD `components`",
 }
 

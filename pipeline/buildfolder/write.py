@@ -6,6 +6,7 @@ import json
 import os
 import shutil
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -128,8 +129,12 @@ class BuildWriter:
         manifest: dict,
         model: ModelParts | None = None,
         hierarchy: pd.DataFrame | None = None,
+        folders: dict[str, Callable[[Path], None]] | None = None,
     ) -> Path:
-        """Finish the files and replace `out` with them in one rename."""
+        """Finish the files and replace `out` with them in one rename.
+
+        `folders` maps a folder of the build (`BERTOPIC_DIR`) to the function that writes it: given the folder.
+        """
         assert self._written == self.n_papers, (self._written, self.n_papers)
         assert set(TOPIC_COLUMNS) <= set(topics.columns), topics.columns
         if self._papers is None:
@@ -138,6 +143,8 @@ class BuildWriter:
         topics.to_parquet(self.staging / TOPICS_FILE, index=False)
         if model is not None:
             _write_model(self.staging / MODEL_DIR, model)
+        for name, fill in (folders or {}).items():
+            fill(self.staging / name)
         if hierarchy is not None and len(hierarchy):
             assert list(hierarchy.columns) == list(HIERARCHY_COLUMNS), hierarchy.columns
             hierarchy.to_parquet(self.staging / HIERARCHY_FILE, index=False)
@@ -188,12 +195,8 @@ def _arrow_type(dtype: str):
 
 def _write_model(folder: Path, model: ModelParts) -> None:
     folder.mkdir()
-    np.savez(
-        folder / "topics.npz",
-        topic_id=model.topics.topic_ids,
-        centre=model.topics.centres,
-        poor_fit_below=model.topics.poor_fit_below,
-    )
+    # The centres are the BERTopic model's topic embeddings (`BERTOPIC_DIR`), stored there once.
+    np.savez(folder / "topics.npz", topic_id=model.topics.topic_ids, poor_fit_below=model.topics.poor_fit_below)
     model.terms.to_parquet(folder / "terms.parquet", index=False)
     if model.embedder_state is not None:
         np.savez(folder / "embedder.npz", **model.embedder_state)

@@ -1,8 +1,9 @@
 """Topic keywords that read well, and the terms labels are made from.
 
-Keywords come from c-TF-IDF (BERTopic's `ClassTfidfTransformer`) over cleaned text: no
-LaTeX, markup or citations; English and academic stop words removed; words and bigrams.
-Changes from stock BERTopic make them read better:
+Keywords start from BERTopic's c-TF-IDF (`ClassTfidfTransformer`, frequent words reduced) over cleaned
+text: no LaTeX, markup or citations; English and academic stop words removed. Changes from stock
+BERTopic make them read better (`pipeline.describe.representation` hands them to BERTopic as its
+representation model):
 - a keyword must be used by at least two of the topic's papers: a method name repeated
   eight times in one abstract ("QCS") no longer outranks what the topic's papers share;
 - terms are words and phrases of up to four words that never cross punctuation or a stop
@@ -22,8 +23,9 @@ from dataclasses import dataclass
 from itertools import pairwise
 
 import numpy as np
+from scipy import sparse
 
-from topic_explorer.pipeline.describe.terms import TermCounts, class_tfidf
+from topic_explorer.pipeline.describe.terms import TermCounts
 from topic_explorer.pipeline.text.clean import TOKEN_PATTERN, strip_markup
 
 LABEL_POOL = 10  # labels draw on a topic's best keywords only
@@ -46,12 +48,14 @@ class TopicTerms:
 
 def topic_terms(
     counts: TermCounts,
+    weights: sparse.spmatrix,
     centres: dict[int, np.ndarray],
     embed_terms: Callable[[list[str]], np.ndarray],
     *,
     top_n: int,
 ) -> dict[int, TopicTerms]:
-    """Keywords and naming terms of each topic, from its term counts and its centre in embedding space.
+    """Keywords and naming terms of each topic, from its c-TF-IDF `weights` (rows and columns as in `counts`),
+    which papers use each term (`counts`) and its centre in embedding space.
 
     c-TF-IDF proposes candidates; each is scored by how close its embedding is to the
     topic's centre times a power of its relative c-TF-IDF weight (in the spirit of
@@ -61,7 +65,7 @@ def topic_terms(
     `centres` maps each topic id to its unit centre; topics without one (the outliers) keep
     their c-TF-IDF order.
     """
-    candidates = _ctfidf_candidates(counts, CANDIDATES_PER_KEYWORD * top_n)
+    candidates = _ctfidf_candidates(counts, weights, CANDIDATES_PER_KEYWORD * top_n)
     terms = sorted({term for pairs in candidates.values() for term, _ in pairs})
     term_vectors = dict(zip(terms, embed_terms(terms), strict=True)) if terms else {}
     result = {}
@@ -81,9 +85,16 @@ def topic_terms(
     return result
 
 
-def _ctfidf_candidates(counts: TermCounts, count: int) -> dict[int, list[tuple[str, float]]]:
+def class_tfidf(counts: TermCounts) -> sparse.csr_matrix:
+    """BERTopic's c-TF-IDF of summed term counts (a group of topics in the tree is described like a topic)."""
+    from bertopic.vectorizers import ClassTfidfTransformer
+
+    return ClassTfidfTransformer(reduce_frequent_words=True).fit_transform(counts.counts).tocsr()
+
+
+def _ctfidf_candidates(counts: TermCounts, weights: sparse.spmatrix, count: int) -> dict[int, list[tuple[str, float]]]:
     """Each topic's best `count` terms by c-TF-IDF, among terms at least two of its papers use."""
-    weights = class_tfidf(counts.counts)
+    weights = sparse.csr_matrix(weights).toarray()
     users = counts.papers.toarray()
     weights[users < np.minimum(MIN_PAPERS_PER_KEYWORD, counts.sizes)[:, None]] = 0
     terms = np.asarray(counts.terms, dtype=object)

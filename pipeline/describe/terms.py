@@ -1,8 +1,11 @@
-"""Per-topic term statistics: counted batch by batch, summed across batches, kept with the build.
+"""Keyword candidates, counted once per fit-sample paper, and their sums per topic.
 
-Keywords come from how often each topic's papers use each candidate term. The candidates (the
-vocabulary) are fixed once, from the fit sample, so counts from any batch of papers, on any
-machine, line up and simply add; `topic-explorer add` adds the new papers' counts to the build's.
+Each fit-sample paper's words and short phrases (`pipeline.text.clean.phrases`) are counted once
+(`PaperTerms.count`). BERTopic's c-TF-IDF, our keyword ranking, BERTopic's representative documents
+and the topic tree all read those counts: BERTopic's vectorizer (`PaperTerms.vectorizer`) splits the
+text it joins per topic back into its papers (`DOCUMENT_END`) and looks each one up, so no paper is
+read twice and one paper's stray `$` never eats the next one's words. The per-topic sums
+(`TermCounts`) are kept with the build for the topic tree.
 """
 
 from __future__ import annotations
@@ -16,19 +19,74 @@ from scipy import sparse
 from topic_explorer.pipeline.settings import TWO_PAPERS_FROM
 from topic_explorer.pipeline.text.clean import phrases
 
+DOCUMENT_END = "\u2029"  # Unicode's paragraph separator: ends each paper in the text BERTopic joins per topic
+
 
 def keyword_min_df(n_papers: int) -> int:
     """In how many papers a term must occur to be a keyword candidate (`TWO_PAPERS_FROM`)."""
     return 1 if n_papers < TWO_PAPERS_FROM else 2
 
 
-def vocabulary(abstracts: list[str]) -> tuple[str, ...]:
-    """The candidate keywords: words and short phrases (`textclean.phrases`), rare ones dropped on larger corpora."""
-    from sklearn.feature_extraction.text import CountVectorizer
+@dataclass(frozen=True)
+class PaperTerms:
+    """Each paper's uses of each candidate term (rows in the order the papers were counted)."""
 
-    counter = CountVectorizer(analyzer=phrases, min_df=keyword_min_df(len(abstracts)))
-    counter.fit(abstracts)
-    return tuple(sorted(str(term) for term in counter.get_feature_names_out()))
+    terms: tuple[str, ...]  # [v], sorted
+    counts: sparse.csr_matrix  # [n, v]
+    rows: dict[str, int]  # abstract -> its row
+
+    @classmethod
+    def count(cls, abstracts: list[str]) -> PaperTerms:
+        """The candidates of `abstracts` (rare ones dropped on larger corpora, `keyword_min_df`), counted per paper."""
+        from sklearn.feature_extraction.text import CountVectorizer
+
+        counter = CountVectorizer(analyzer=phrases, min_df=keyword_min_df(len(abstracts)))
+        counts = counter.fit_transform(abstracts).astype(np.int64).tocsr()  # terms come out sorted
+        terms = tuple(str(term) for term in counter.get_feature_names_out())
+        return cls(terms, counts, {text: row for row, text in enumerate(abstracts)})
+
+    def topic_counts(self, topic_of_paper: np.ndarray, topic_ids: np.ndarray) -> TermCounts:
+        """The sums over each topic's papers; `topic_ids` (sorted) fixes the rows, `topic_of_paper` is per row."""
+        rows = np.searchsorted(topic_ids, topic_of_paper)
+        membership = sparse.csr_matrix(
+            (np.ones(len(rows), dtype=np.int64), (rows, np.arange(len(rows)))), shape=(len(topic_ids), len(rows))
+        )
+        return TermCounts(
+            np.asarray(topic_ids, dtype=np.int64),
+            self.terms,
+            (membership @ self.counts).tocsr(),
+            (membership @ (self.counts > 0).astype(np.int64)).tocsr(),
+            np.bincount(rows, minlength=len(topic_ids)).astype(np.int64),
+        )
+
+    def vectorizer(self):
+        """BERTopic's `vectorizer_model`: scikit-learn's CountVectorizer over these candidates, reading known papers
+        from their counts (texts given to BERTopic end with `DOCUMENT_END`)."""
+        from sklearn.feature_extraction.text import CountVectorizer
+
+        return CountVectorizer(analyzer=_KnownPapers(self), vocabulary=list(self.terms))
+
+
+class _KnownPapers:
+    """An analyzer: the terms of each paper in a text, from its counts when known, read afresh otherwise."""
+
+    def __init__(self, papers: PaperTerms):
+        self.papers = papers
+        self.terms = np.asarray(papers.terms, dtype=object)
+
+    def __call__(self, text: str) -> list[str]:
+        found: list[str] = []
+        for paper in text.split(DOCUMENT_END):
+            paper = paper.strip()
+            row = self.papers.rows.get(paper)
+            if row is None:
+                found += phrases(paper) if paper else []
+                continue
+            start, stop = self.papers.counts.indptr[row], self.papers.counts.indptr[row + 1]
+            found.extend(
+                np.repeat(self.terms[self.papers.counts.indices[start:stop]], self.papers.counts.data[start:stop])
+            )
+        return found
 
 
 @dataclass(frozen=True)
@@ -40,13 +98,6 @@ class TermCounts:
     counts: sparse.csr_matrix  # [k, v] how often the topic's papers use the term
     papers: sparse.csr_matrix  # [k, v] how many of the topic's papers use it
     sizes: np.ndarray  # int64 [k] papers counted per topic
-
-    def __add__(self, other: TermCounts) -> TermCounts:
-        if self.terms != other.terms or not np.array_equal(self.topic_ids, other.topic_ids):
-            raise ValueError("term counts over different topics or vocabularies do not add up")
-        return TermCounts(
-            self.topic_ids, self.terms, self.counts + other.counts, self.papers + other.papers, self.sizes + other.sizes
-        )
 
     def to_frame(self) -> pd.DataFrame:
         """Long form, one row per (topic, term) used: how the build stores them."""
@@ -74,38 +125,3 @@ class TermCounts:
         counts = sparse.csr_matrix((frame["count"].to_numpy(), (rows, columns)), shape=shape)
         papers = sparse.csr_matrix((frame["papers"].to_numpy(), (rows, columns)), shape=shape)
         return cls(topic_ids, terms, counts, papers, sizes.loc[topic_ids].to_numpy(dtype=np.int64))
-
-
-def count_terms(
-    abstracts: list[str], topic_id: np.ndarray, topic_ids: np.ndarray, terms: tuple[str, ...]
-) -> TermCounts:
-    """Term statistics of one batch of papers; `topic_ids` (sorted) fixes the rows, `terms` the columns."""
-    from sklearn.feature_extraction.text import CountVectorizer
-
-    counter = CountVectorizer(analyzer=phrases, vocabulary=list(terms))
-    per_paper = counter.transform(abstracts) if len(abstracts) else sparse.csr_matrix((0, len(terms)))
-    rows = np.searchsorted(topic_ids, topic_id)
-    membership = sparse.csr_matrix(
-        (np.ones(len(topic_id)), (rows, np.arange(len(topic_id)))), shape=(len(topic_ids), len(topic_id))
-    )
-    counts = (membership @ per_paper).astype(np.int64).tocsr()
-    papers = (membership @ (per_paper > 0).astype(np.int64)).astype(np.int64).tocsr()
-    sizes = np.bincount(rows, minlength=len(topic_ids)).astype(np.int64)
-    return TermCounts(np.asarray(topic_ids, dtype=np.int64), terms, counts, papers, sizes)
-
-
-def class_tfidf(counts: sparse.spmatrix) -> np.ndarray:
-    """c-TF-IDF as BERTopic computes it with `reduce_frequent_words=True` (a test checks they agree).
-
-    Term frequency per topic (l1-normalised, square-rooted) times log(1 + average words per topic /
-    the term's frequency over all topics). Written out here so a build never imports BERTopic (5-8 s).
-    """
-    counts = sparse.csr_matrix(counts, dtype=np.float64)
-    frequency = np.asarray(counts.sum(axis=0)).ravel()
-    average = int(np.asarray(counts.sum(axis=1)).mean()) if counts.shape[0] else 0
-    with np.errstate(divide="ignore"):
-        idf = np.log(average / frequency + 1)
-    totals = np.asarray(counts.sum(axis=1)).ravel()
-    tf = sparse.diags(1 / np.where(totals == 0, 1, totals)) @ counts
-    tf.data = np.sqrt(tf.data)
-    return (tf @ sparse.diags(idf)).toarray()

@@ -1,8 +1,9 @@
 """Describe each topic for readers: its keywords, spelled as the corpus spells them, and a label.
 
-Describing is separate from fitting: it needs only the topics' term counts (summed over every
-paper), their centres, and a sample of the corpus's own text for spellings, acronyms and phrases.
-So `topic-explorer add` describes the grown build again without refitting anything.
+Describing needs only the topics' term counts, their c-TF-IDF weights, their centres, and a sample of
+the corpus's own text for spellings, acronyms and phrases. BERTopic calls it through its representation
+models when it fits the topics (`pipeline.describe.representation`); the topic tree calls it for each
+level's groups (`pipeline.describe.hierarchy`).
 """
 
 from __future__ import annotations
@@ -11,8 +12,9 @@ from collections.abc import Callable
 
 import numpy as np
 import pandas as pd
+from scipy import sparse
 
-from topic_explorer.pipeline.describe.keywords import display_forms, topic_terms
+from topic_explorer.pipeline.describe.keywords import class_tfidf, display_forms, topic_terms
 from topic_explorer.pipeline.describe.labels import corpus_modifiers, make_labels, topic_phrases
 from topic_explorer.pipeline.describe.terms import TermCounts
 from topic_explorer.pipeline.text.acronyms import preferred_acronyms
@@ -30,66 +32,51 @@ def describe_topics(
     text_topics: np.ndarray,
     embed_terms: Callable[[list[str]], np.ndarray],
     keywords_per_topic: int,
+    weights: sparse.spmatrix | None = None,
 ) -> pd.DataFrame:
     """One row per topic with papers: topic_id, label, keywords, keyword_weights, size, named.
 
-    `texts` (with their topics, `text_topics`) are where spellings, acronyms and label phrases are
-    read: the fit sample, so describing stays cheap however big the build.
+    `weights` are the topics' c-TF-IDF (rows as in `counts`; BERTopic's own when it fits), computed from
+    `counts` when not given. `texts` (with their topics, `text_topics`) are where spellings, acronyms and
+    label phrases are read: the fit sample, so describing stays cheap however big the build.
     """
-    described = _Keywords(counts, model, texts, embed_terms, keywords_per_topic)
-    topic_ids = described.topic_ids
-    naming = [[(described.forms[w], score) for w, score in described.terms[t].naming] for t in topic_ids]
+    centres = dict(zip(model.topic_ids.tolist(), model.centres, strict=True))
+    weights = class_tfidf(counts) if weights is None else weights
+    terms = topic_terms(counts, weights, centres, embed_terms, top_n=keywords_per_topic)
+    sizes = dict(zip(counts.topic_ids.tolist(), counts.sizes.tolist(), strict=True))
+    topic_ids = [t for t in sorted(terms) if sizes.get(t, 0) > 0]
+    forms = display_forms(texts, {w for t in topic_ids for w, _ in [*terms[t].keywords, *terms[t].naming]})
+    naming = [[(forms[w], score) for w, score in terms[t].naming] for t in topic_ids]
     acronyms = preferred_acronyms(texts, [term for ranked in naming for term, _ in ranked])
-    phrases = topic_phrases(texts, text_topics.tolist(), topic_ids)
+    phrases = topic_phrases(texts, np.asarray(text_topics).tolist(), topic_ids)
     made = make_labels(naming, acronyms=acronyms, modifiers=corpus_modifiers(texts), phrases=phrases)
     labels = dict(zip(topic_ids, made, strict=True)) | names
     if -1 in labels:
         labels[-1] = OUTLIER_LABEL
-    table = described.table()
-    table.insert(1, "label", [labels[t] for t in topic_ids])
-    table["named"] = [t in names for t in topic_ids]
-    return table
+    return pd.DataFrame(
+        {
+            "topic_id": pd.Series(topic_ids, dtype=np.int64),
+            "label": [labels[t] for t in topic_ids],
+            "keywords": [[forms[w] for w, _ in terms[t].keywords] for t in topic_ids],
+            "keyword_weights": [[s for _, s in terms[t].keywords] for t in topic_ids],
+            "size": pd.Series([sizes[t] for t in topic_ids], dtype=np.int64),
+            "named": [t in names for t in topic_ids],
+        }
+    )
 
 
-def topic_keywords(
-    counts: TermCounts,
-    model: TopicModel,
-    *,
-    texts: list[str],
-    embed_terms: Callable[[list[str]], np.ndarray],
-    keywords_per_topic: int,
-) -> pd.DataFrame:
-    """One row per topic with papers: topic_id, keywords, keyword_weights, size; no labels.
-
-    For `add`, which keeps the labels readers know and only needs the keywords of the grown topics.
-    """
-    return _Keywords(counts, model, texts, embed_terms, keywords_per_topic).table()
+def with_sizes(topics: pd.DataFrame, topic_id: np.ndarray) -> pd.DataFrame:
+    """`topics` with each topic's size over every paper; topic -1 added when papers outside the fit sample
+    are the first to fit no topic (`--keep-outliers`)."""
+    sizes = pd.Series(topic_id).value_counts()
+    table = topics.copy()
+    if -1 in sizes.index and -1 not in set(table["topic_id"]):
+        outliers = {"topic_id": -1, "label": OUTLIER_LABEL, "keywords": [], "keyword_weights": [], "named": False}
+        table = pd.concat([pd.DataFrame([outliers]), table], ignore_index=True)
+    table["size"] = table["topic_id"].map(sizes).fillna(0).astype(np.int64)
+    return table.astype({"topic_id": np.int64})
 
 
-class _Keywords:
-    """Each topic's ranked terms, spelled as the corpus spells them."""
-
-    def __init__(
-        self,
-        counts: TermCounts,
-        model: TopicModel,
-        texts: list[str],
-        embed_terms: Callable[[list[str]], np.ndarray],
-        keywords_per_topic: int,
-    ):
-        centres = dict(zip(model.topic_ids.tolist(), model.centres, strict=True))
-        self.terms = topic_terms(counts, centres, embed_terms, top_n=keywords_per_topic)
-        self.sizes = dict(zip(counts.topic_ids.tolist(), counts.sizes.tolist(), strict=True))
-        self.topic_ids = [t for t in sorted(self.terms) if self.sizes.get(t, 0) > 0]
-        wanted = {w for t in self.topic_ids for w, _ in [*self.terms[t].keywords, *self.terms[t].naming]}
-        self.forms = display_forms(texts, wanted)
-
-    def table(self) -> pd.DataFrame:
-        return pd.DataFrame(
-            {
-                "topic_id": pd.Series(self.topic_ids, dtype=np.int64),
-                "keywords": [[self.forms[w] for w, _ in self.terms[t].keywords] for t in self.topic_ids],
-                "keyword_weights": [[s for _, s in self.terms[t].keywords] for t in self.topic_ids],
-                "size": pd.Series([self.sizes[t] for t in self.topic_ids], dtype=np.int64),
-            }
-        )
+def topic_sizes(table: pd.DataFrame) -> dict[int, int]:
+    """Topic id -> papers, as BERTopic's `topic_sizes_` holds them."""
+    return dict(zip(table["topic_id"].astype(int), table["size"].astype(int), strict=True))

@@ -1,20 +1,32 @@
-"""Fit the topic model on the fit sample: topics the user named first, then clusters of the rest.
+"""Fit the topic model on the fit sample, through BERTopic, with our sub-models in its slots.
 
-Fitting is the one stage that sees many papers at once; everything per paper afterwards applies
-its result (`pipeline.topicmodel`). Topic ids: the named topics that matched come first (0, 1,
-...) in the order the user gave them, then the clusters.
+    BERTopic(
+        embedding_model   = the build's embedder (`pipeline.bertopic_model.BuildEmbedder`; keyword candidates),
+        umap_model        = BaseDimensionalityReduction()  (our clustering reduces by itself),
+        hdbscan_model     = TopicClusters        (named topics, corpus-sized UMAP + HDBSCAN, outliers joined),
+        vectorizer_model  = PaperTerms.vectorizer()  (words and phrases, each paper counted once),
+        ctfidf_model      = ClassTfidfTransformer(reduce_frequent_words=True)  (BERTopic's own),
+        representation_model = {"Main": KeywordsNearCentre, "Label": ReadableLabels},
+    ).fit(abstracts, embeddings)
+
+Fitting is the one stage that sees many papers at once; everything per paper afterwards applies its
+result (`pipeline.topicmodel`): a paper joins the topic whose BERTopic topic embedding is closest, as
+`BERTopic.transform` assigns it. Topic ids are BERTopic's: 0 is the largest topic.
 """
 
 from __future__ import annotations
 
 import logging
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
+import pandas as pd
 
-from topic_explorer.pipeline.errors import UserError
-from topic_explorer.pipeline.fit.clusters import TopicParameters, choose_parameters, find_clusters
+from topic_explorer.pipeline.describe.terms import DOCUMENT_END, PaperTerms, TermCounts
+from topic_explorer.pipeline.fit.clusters import TopicParameters, choose_parameters
 from topic_explorer.pipeline.fit.named_topics import match_named_topics
 from topic_explorer.pipeline.fit.reduce import Neighbours, nearest_neighbours
 from topic_explorer.pipeline.settings import BuildSettings
@@ -28,7 +40,12 @@ log = logging.getLogger(__name__)
 class Fit:
     """What fitting found on the sample, in sample order."""
 
-    labels: np.ndarray  # int64 topic per sample paper; -1 where the clustering left it out
+    topic_model: Any  # the fitted `bertopic.BERTopic`
+    labels: np.ndarray  # int64 topic per sample paper (-1 only with --keep-outliers)
+    left_out: np.ndarray  # bool per sample paper: the clustering put it in no cluster; it joined the nearest topic
+    fits_poorly: np.ndarray  # bool per sample paper: left out, and far from the topic it joined
+    topics: pd.DataFrame  # one row per topic: topic_id, label, keywords, keyword_weights, size (fit sample), named
+    counts: TermCounts  # the fit sample's keyword candidates, counted per topic
     names: dict[int, str]  # topic id -> the user's name, for named topics that matched
     unmatched_names: dict[str, float]  # named topics no paper matched -> the closest paper's similarity
     model: TopicModel
@@ -44,11 +61,24 @@ def fit_topics(
     embed: Callable[[list[str]], np.ndarray],
     timer: StageTimer | None = None,
 ) -> Fit:
-    """Named topics, clusters and their centres, from the fit sample's embeddings and abstracts.
+    """BERTopic fitted on the fit sample's embeddings and abstracts, with our clustering and naming.
 
-    `embed` turns the user's topic names into vectors (the build's embedder). `timer` receives
-    'reduce' (neighbours and UMAP) and 'cluster'.
+    `embed` turns texts (the user's topic names, keyword candidates) into vectors with the build's embedder.
+    `timer` receives 'reduce' (neighbours and UMAP), 'cluster' and 'keywords'.
     """
+    from bertopic import BERTopic
+    from bertopic.dimensionality import BaseDimensionalityReduction
+    from bertopic.vectorizers import ClassTfidfTransformer
+
+    from topic_explorer.pipeline.bertopic_model import BuildEmbedder
+    from topic_explorer.pipeline.describe.representation import (
+        LABEL_ASPECT,
+        KeywordsNearCentre,
+        ReadableLabels,
+        TopicDescriber,
+    )
+    from topic_explorer.pipeline.fit.cluster_model import TopicClusters
+
     timer = timer or StageTimer()
     params = choose_parameters(len(vectors), settings)
     with timer.stage("reduce"):
@@ -56,28 +86,59 @@ def fit_topics(
     match = match_named_topics(
         settings.named_topics, abstracts, vectors, embed, threshold=settings.named_topic_threshold
     )
-    named, unmatched = match.paper_name, match.unmatched()
-    matched = sorted(set(named[named >= 0].tolist()))
-    names = {topic: settings.named_topics[index] for topic, index in enumerate(matched)}
-    labels = np.full(len(vectors), -1, dtype=np.int64)
-    for topic, index in enumerate(matched):
-        labels[named == index] = topic
-    rest = np.flatnonzero(named < 0)
-    if len(rest) > params.min_topic_size:
-        shared = neighbours if len(rest) == len(vectors) else None  # neighbours among the rest otherwise
-        clusters, params = find_clusters(vectors[rest], params, seed=settings.seed, neighbours=shared, timer=timer)
-        labels[rest] = np.where(clusters >= 0, clusters + len(names), -1)
-    if (labels < 0).all():
-        raise UserError(
-            f"found no topics among {len(vectors)} papers: they are too few or too alike; "
-            "add papers or lower --min-topic-size"
-        )
+    _warn_unmatched(match.unmatched(), settings.named_topic_threshold)
+    with timer.stage("keywords"):
+        terms = PaperTerms.count(abstracts)
+    clusters = TopicClusters(
+        params, seed=settings.seed, neighbours=neighbours, named=match.paper_name,
+        keep_outliers=settings.keep_outliers, timer=timer,
+    )  # fmt: skip
+    describer = TopicDescriber(
+        abstracts, terms, vectors, embed, keywords_per_topic=settings.keywords_per_topic,
+        paper_names=[match.names[j] if j >= 0 else None for j in match.paper_name.tolist()], timer=timer,
+    )  # fmt: skip
+    topic_model = BERTopic(
+        embedding_model=BuildEmbedder(embed),
+        umap_model=BaseDimensionalityReduction(),
+        hdbscan_model=clusters,
+        vectorizer_model=terms.vectorizer(),
+        ctfidf_model=ClassTfidfTransformer(reduce_frequent_words=True),
+        representation_model={"Main": KeywordsNearCentre(describer), LABEL_ASPECT: ReadableLabels(describer)},
+        top_n_words=settings.keywords_per_topic,
+        calculate_probabilities=False,
+    )
+    with warnings.catch_warnings(), timer.stage("keywords"):
+        warnings.simplefilter("ignore")  # BERTopic's notes on sub-models it does not recognise
+        topic_model.fit([text + DOCUMENT_END for text in abstracts], embeddings=vectors)
+    topics = describer.described
+    topic_model.set_topic_labels(dict(zip(topics["topic_id"].tolist(), topics["label"], strict=True)))
+    labels = np.asarray(topic_model.topics_, dtype=np.int64)
+    core = np.where(clusters.left_out_, -1, labels)  # the papers that set each topic's bar for fitting poorly
+    ids = np.array(sorted(topic_model.topic_sizes_), dtype=np.int64)
+    real = ids >= 0
+    model = TopicModel.from_centres(ids[real], np.asarray(topic_model.topic_embeddings_)[real], vectors, core)
+    names = {int(t): topics.loc[topics["topic_id"] == t, "label"].iloc[0] for t in topics["topic_id"][topics["named"]]}
+    return Fit(
+        topic_model=topic_model,
+        labels=labels,
+        left_out=clusters.left_out_,
+        fits_poorly=clusters.fits_poorly_,
+        topics=topics,
+        counts=describer.counts,
+        names=names,
+        unmatched_names=match.unmatched(),
+        model=model,
+        parameters=clusters.parameters_,
+        neighbours=neighbours,
+    )
+
+
+def _warn_unmatched(unmatched: dict[str, float], threshold: float) -> None:
     for name, score in unmatched.items():
         log.warning(
             "named topic %r: no paper matched (the best scored %.2f, below the threshold %.2f); "
             "lower --named-topic-threshold to include it",
             name,
             score,
-            settings.named_topic_threshold,
+            threshold,
         )
-    return Fit(labels, names, unmatched, TopicModel.fit(vectors, labels), params, neighbours)

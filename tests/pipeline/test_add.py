@@ -8,8 +8,10 @@ import pytest
 
 from topic_explorer.pipeline.add import add_papers
 from topic_explorer.pipeline.apply import batches
+from topic_explorer.pipeline.bertopic_model import load_saved
 from topic_explorer.pipeline.build import run_build
 from topic_explorer.pipeline.buildfolder.read import read_build, read_model
+from topic_explorer.pipeline.buildfolder.schema import BERTOPIC_DIR
 from topic_explorer.pipeline.cli.main import main
 from topic_explorer.pipeline.embed.cache import EmbeddingCache
 from topic_explorer.pipeline.errors import UserError
@@ -49,8 +51,10 @@ def test_near_copies_of_a_builds_papers_join_their_originals_topics_and_places(b
     assert all(sizes[t] == s for t, s in zip(after.topics["topic_id"], after.topics["size"], strict=True))
     assert after.topics["label"].tolist() == before.topics["label"].tolist()  # labels stay put
     assert after.manifest["additions"][-1]["papers_added"] == 30 and after.manifest["counts"]["papers"] == 60
-    terms = read_model(after).terms
-    assert terms["count"].sum() > before_terms["count"].sum()  # keywords see the new papers
+    pd.testing.assert_frame_equal(read_model(after).terms, before_terms)  # the topics as fitted: same keywords
+    pd.testing.assert_frame_equal(after.topics[["topic_id", "keywords"]], before.topics[["topic_id", "keywords"]])
+    saved = load_saved(path / BERTOPIC_DIR).get_topic_info()  # BERTopic's model counts the added papers too
+    assert saved["Count"].tolist() == after.topics["size"].tolist()
 
 
 def test_papers_the_build_already_has_are_skipped(built, tmp_path, fake_embedder):
@@ -80,7 +84,7 @@ def test_a_failed_add_leaves_the_build_as_it_was(built, tmp_path, fake_embedder,
     def broken(*args, **kwargs):
         raise KeyboardInterrupt  # as if the user pressed Ctrl+C midway
 
-    monkeypatch.setattr(batches, "count_terms", broken)
+    monkeypatch.setattr(batches, "place", broken)
     with pytest.raises(KeyboardInterrupt):
         add_papers(path, [tmp_path / "new.csv"], embedder=fake_embedder, cache_dir=tmp_path / "cache")
     assert files_of(path) == before

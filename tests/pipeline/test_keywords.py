@@ -2,8 +2,8 @@
 
 import numpy as np
 
-from topic_explorer.pipeline.describe.keywords import _drop_repeats, display_forms, topic_terms
-from topic_explorer.pipeline.describe.terms import count_terms, vocabulary
+from topic_explorer.pipeline.describe.keywords import _drop_repeats, class_tfidf, display_forms, topic_terms
+from topic_explorer.pipeline.describe.terms import PaperTerms
 from topic_explorer.pipeline.text.clean import clean_for_keywords, phrases, strip_markup
 
 
@@ -58,8 +58,8 @@ def test_topic_terms_prefer_terms_several_papers_share():
     topic_id = np.array([0, 0, 0, 1, 1, 1])
     rng = np.random.default_rng(0)
     centres = {0: rng.normal(size=8), 1: rng.normal(size=8)}
-    counts = count_terms(abstracts, topic_id, np.array([0, 1]), vocabulary(abstracts))
-    terms = topic_terms(counts, centres, lambda terms: rng.normal(size=(len(terms), 8)), top_n=5)
+    counts = PaperTerms.count(abstracts).topic_counts(topic_id, np.array([0, 1]))
+    terms = topic_terms(counts, class_tfidf(counts), centres, lambda terms: rng.normal(size=(len(terms), 8)), top_n=5)
     fed = [term for term, _ in terms[0].keywords]
     assert "federated learning" in fed and "qcs" not in fed
     assert "human feedback" in [term for term, _ in terms[1].keywords]

@@ -169,7 +169,7 @@ def test_learning_theory_pulls_in_nothing_unrelated(named_build):
 @pytest.mark.model
 def test_every_sample_name_is_matched_and_the_federated_papers_stay_with_fl_or_lora(named_build):
     papers, topics = named_build
-    assert topics.loc[topics["named"], "label"].tolist() == list(SAMPLE_NAMES)
+    assert sorted(topics.loc[topics["named"], "label"]) == sorted(SAMPLE_NAMES)  # topic ids go by size
     named_fl_or_lora = _members(papers, topics, "federated learning") | _members(papers, topics, "LoRA / PEFT")
     assert named_fl_or_lora >= FEDERATED
     assert (~topics["named"]).sum() >= 2  # the papers no name took are clustered as usual
