@@ -47,7 +47,7 @@ log = logging.getLogger(__name__)
 
 STAGES = ("ingest", "embed", "reduce", "cluster", "keywords", "layout", "assign", "hierarchy", "evaluate", "write")
 REPORTED_PACKAGES = (
-    "bertopic", "umap-learn", "hdbscan", "sentence-transformers", "torch", "scikit-learn", "numpy", "pandas",
+    "bertopic", "umap-learn", "fastcluster", "sentence-transformers", "torch", "scikit-learn", "numpy", "pandas",
     "pyarrow", "dask",
 )  # fmt: skip
 
@@ -94,7 +94,7 @@ def run_build(
         raise UserError(
             f"found {reader.n_papers} usable abstracts; topic modelling needs at least {MIN_PAPERS}: add more papers"
         )
-    embedder = embedder or make_embedder(settings.embedder, seed=settings.seed, device=settings.device)
+    embedder = embedder or make_embedder(settings.embedder, device=settings.device)
     cache = EmbeddingCache(None if embedder.fits_corpus else settings.cache_dir, embedder.name)
     stats = CacheStats()
     sample = fit_sample_rows(pd.Series(reader.paper_ids), settings.fit_sample, settings.seed)
@@ -117,7 +117,7 @@ def run_build(
     fit = fit_topics(vectors, sample_texts, settings=settings, embed=embed_here, timer=timer)
     log.info("Drawing the map ...")
     with timer.stage("layout"):
-        xy = map_coordinates(vectors, fit.neighbours, seed=settings.seed, n_neighbors=fit.parameters.umap_neighbors)
+        xy = map_coordinates(vectors, fit.neighbours, seed=settings.seed, n_neighbors=fit.parameters.graph_neighbors)
     fitted = Fitted(embedder, fit.model, MapLayout(vectors, xy), settings.keep_outliers)
     fixed = _FixedBySample(sample, fit, xy)
     with BuildWriter(out, reader.n_papers, vectors.shape[1], reader.metadata_types) as writer:

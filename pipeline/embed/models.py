@@ -148,7 +148,7 @@ class TfidfEmbedder:
     def device_used(self) -> str:
         return "cpu"
 
-    def __init__(self, *, dimensions: int = 128, seed: int = 42):
+    def __init__(self, *, dimensions: int = 128, seed: int = 42):  # the SVD's seed: fixed, never the build's
         self.dimensions = dimensions
         self.seed = seed
         self._tfidf = None
@@ -196,10 +196,11 @@ class TfidfEmbedder:
         )
 
 
-def make_embedder(name: str, *, seed: int, device: str = "auto") -> Embedder:
-    """The embedder a build setting names ('minilm' or 'tfidf')."""
+def make_embedder(name: str, *, device: str = "auto") -> Embedder:
+    """The embedder a build setting names ('minilm' or 'tfidf'). Neither depends on the build's seed: the same
+    papers get the same vectors, so the same topics, whatever the seed."""
     if name == "tfidf":
-        return TfidfEmbedder(seed=seed)
+        return TfidfEmbedder()
     return MiniLMEmbedder(device=device)
 
 

@@ -1,4 +1,7 @@
-"""UMAP, made cheap to run twice: neighbours found once and shared, compiled code kept on disk.
+"""UMAP's graph and layouts, made cheap: neighbours found once and shared, compiled code kept on disk.
+
+The clustering reads UMAP's fuzzy neighbour graph through its spectral layout (deterministic); the map is
+UMAP's seeded 2-D layout of the same graph.
 
 Two costs dominated small builds and every new process:
 - umap-learn compiles its numba functions in every new process (8-20 s) and asks numba to cache
@@ -66,6 +69,31 @@ def umap_embed(
         precomputed_knn=(neighbours.indices[:, :n_neighbors].copy(), neighbours.distances[:, :n_neighbors].copy()),
     )
     return umap.fit_transform(vectors).astype(np.float32)
+
+
+def neighbour_graph(vectors: np.ndarray, neighbours: Neighbours, *, n_neighbors: int):
+    """UMAP's fuzzy neighbour graph (a symmetric sparse matrix of edge weights) over the exact neighbours."""
+    umap_class()  # numba's disk cache on
+    from umap.umap_ import fuzzy_simplicial_set
+
+    n_neighbors = max(2, min(n_neighbors, len(vectors) - 1, neighbours.k))
+    graph, _, _ = fuzzy_simplicial_set(
+        vectors, n_neighbors, np.random.RandomState(0), "cosine",  # the state is unused with given neighbours
+        knn_indices=neighbours.indices[:, :n_neighbors].copy(), knn_dists=neighbours.distances[:, :n_neighbors].copy(),
+    )  # fmt: skip
+    return graph.tocsr()
+
+
+def spectral_layout(graph, n_components: int) -> np.ndarray:
+    """A connected graph laid out by its normalised Laplacian's eigenvectors: UMAP's own spectral
+    initialisation, deterministic (its random start only seeds the eigensolver, which converges alike)."""
+    from umap.spectral import spectral_layout as laplacian_layout
+
+    n = graph.shape[0]
+    dims = min(n_components, n - 2)
+    if dims < 1:
+        return np.zeros((n, 1))
+    return np.asarray(laplacian_layout(None, graph, dims, np.random.RandomState(0)), dtype=np.float64)
 
 
 def umap_class() -> type:

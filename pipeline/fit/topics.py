@@ -3,7 +3,7 @@
     BERTopic(
         embedding_model   = the build's embedder (`pipeline.bertopic_model.BuildEmbedder`; keyword candidates),
         umap_model        = BaseDimensionalityReduction()  (our clustering reduces by itself),
-        hdbscan_model     = TopicClusters        (named topics, corpus-sized UMAP + HDBSCAN, outliers joined),
+        hdbscan_model     = TopicClusters        (named topics, Ward's tree over UMAP's graph, outliers joined),
         vectorizer_model  = PaperTerms.vectorizer()  (words and phrases, each paper counted once),
         ctfidf_model      = ClassTfidfTransformer(reduce_frequent_words=True)  (BERTopic's own),
         representation_model = {"Main": KeywordsNearCentre, "Label": ReadableLabels},
@@ -82,7 +82,7 @@ def fit_topics(
     timer = timer or StageTimer()
     params = choose_parameters(len(vectors), settings)
     with timer.stage("reduce"):
-        neighbours = nearest_neighbours(vectors, max((params.umap_neighbors, *params.consensus_neighbors)) + 1)
+        neighbours = nearest_neighbours(vectors, params.graph_neighbors + 1)
     match = match_named_topics(
         settings.named_topics, abstracts, vectors, embed, threshold=settings.named_topic_threshold
     )
@@ -90,9 +90,8 @@ def fit_topics(
     with timer.stage("keywords"):
         terms = PaperTerms.count(abstracts)
     clusters = TopicClusters(
-        params, seed=settings.seed, neighbours=neighbours, named=match.paper_name,
-        keep_outliers=settings.keep_outliers, timer=timer,
-    )  # fmt: skip
+        params, neighbours=neighbours, named=match.paper_name, keep_outliers=settings.keep_outliers, timer=timer
+    )
     describer = TopicDescriber(
         abstracts, terms, vectors, embed, keywords_per_topic=settings.keywords_per_topic,
         paper_names=[match.names[j] if j >= 0 else None for j in match.paper_name.tolist()], timer=timer,

@@ -19,6 +19,18 @@ def test_same_input_settings_and_seed_give_identical_builds(metadata_corpus, tmp
     np.testing.assert_array_equal(first.embeddings(), second.embeddings())
 
 
+def test_another_seed_draws_another_map_of_the_same_topics(metadata_corpus, tmp_path, fake_embedder):
+    builds = [
+        read_build(
+            run_build([metadata_corpus], tmp_path / str(seed), BuildSettings(seed=seed), embedder=fake_embedder).path
+        )
+        for seed in (1, 2)
+    ]
+    pd.testing.assert_frame_equal(builds[0].topics, builds[1].topics)
+    pd.testing.assert_series_equal(builds[0].papers["topic_id"], builds[1].papers["topic_id"])
+    assert not np.allclose(builds[0].papers["x"], builds[1].papers["x"])
+
+
 def test_a_rebuild_with_papers_added_embeds_only_the_new_ones(metadata_corpus, tmp_path, fake_embedder):
     corpus = pd.read_csv(metadata_corpus)
     smaller = tmp_path / "smaller.csv"
@@ -32,10 +44,12 @@ def test_a_rebuild_with_papers_added_embeds_only_the_new_ones(metadata_corpus, t
 
 @pytest.mark.model
 def test_sample_build_meets_what_its_users_expect(sample_build):
-    """The bundled sample with defaults: 5-8 topics, at most 10% outliers, topics a reader recognises."""
+    """The bundled sample with defaults: about a dozen fine topics under a level of 5-8 themes, at most 10% of
+    papers fitting poorly, topics a reader recognises."""
     build = read_build(sample_build)
     papers, topics = build.papers, build.topics
-    assert 5 <= len(topics) <= 8
+    assert 8 <= len(topics) <= 14
+    assert any(5 <= n <= 8 for n in build.hierarchy.groupby("level").size())
     assert papers["fits_poorly"].mean() <= 0.10
     assert (papers["topic_id"] >= 0).all()
 

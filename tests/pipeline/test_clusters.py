@@ -1,75 +1,107 @@
-"""Clustering: parameters by corpus size, the giant-topic refit, and consensus for small corpora."""
+"""Clustering: parameters by corpus size, Ward's tree over UMAP's spectral layout, the size rules, determinism."""
 
 import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from topic_explorer.pipeline.fit.cluster_model import TopicClusters
 from topic_explorer.pipeline.fit.clusters import (
-    CONSENSUS_REPEATS,
+    MAX_TOPIC_SHARE,
     TopicParameters,
-    _hdbscan,
-    _relabel,
+    _cut,
     choose_parameters,
     find_clusters,
+    topic_count,
 )
+from topic_explorer.pipeline.fit.reduce import nearest_neighbours, neighbour_graph
 from topic_explorer.pipeline.settings import BuildSettings
+from topic_explorer.pipeline.timing import StageTimer
 
 
-def test_parameters_scale_with_corpus_size():
-    small, medium, large = (choose_parameters(n, BuildSettings()) for n in (38, 2000, 20000))
-    assert (small.umap_neighbors, small.min_topic_size, small.hdbscan_min_samples) == (10, 3, 1)
-    assert medium.min_topic_size == 22 and large.min_topic_size == 71
-    assert large.hdbscan_min_samples < large.min_topic_size
+def groups_of(rng, centres, per_group, spread, dims=32):
+    """Unit vectors around unit `centres` (rows), `per_group` each: a corpus with known groups."""
+    vectors = np.vstack([c + rng.normal(0, spread, size=(per_group, dims)) for c in centres])
+    return (vectors / np.linalg.norm(vectors, axis=1, keepdims=True)).astype(np.float32)
+
+
+def clusters_of(vectors, params=None):
+    params = params or choose_parameters(len(vectors), BuildSettings())
+    neighbours = nearest_neighbours(vectors, params.graph_neighbors + 1)
+    fitted = TopicClusters(params, neighbours=neighbours, named=np.full(len(vectors), -1), keep_outliers=False,
+                           timer=StageTimer()).fit(vectors)  # fmt: skip
+    return fitted
+
+
+def test_topic_counts_and_smallest_topics_scale_with_corpus_size():
+    assert [topic_count(n) for n in (38, 1000, 5000, 19308, 100_000)] == [11, 30, 50, 76, 126]
+    small, large = choose_parameters(38, BuildSettings()), choose_parameters(20000, BuildSettings())
+    assert (small.graph_neighbors, small.components, small.min_topic_size) == (5, 5, 2)
+    assert (large.graph_neighbors, large.components, large.min_topic_size) == (15, 10, 35)
     assert choose_parameters(20000, BuildSettings(min_topic_size=50)).min_topic_size == 50
 
 
-def test_small_corpora_are_clustered_by_consensus_over_several_neighbourhoods():
-    small, large = choose_parameters(38, BuildSettings()), choose_parameters(2000, BuildSettings())
-    assert small.consensus_neighbors == (5, 6, 8, 10, 12)
-    assert small.consensus_runs == 5 * CONSENSUS_REPEATS
-    assert large.consensus_neighbors == () and large.consensus_runs == 0
-    assert small.as_dict()["consensus_runs"] == small.consensus_runs
-
-
-def test_a_giant_topic_is_split_by_refitting_with_a_size_cap():
-    """Four close groups and one far group: plain HDBSCAN returns 400 + 100 papers; we want five topics."""
-    from hdbscan import HDBSCAN
-
-    rng = np.random.default_rng(0)
-    centres = [(0, 0), (1, 0), (0, 1), (1, 1), (20, 20)]
-    points = np.vstack([rng.normal(centre, 0.25, size=(100, 2)) for centre in centres])
-    plain = HDBSCAN(min_cluster_size=22, min_samples=4).fit(points).labels_
-    assert sorted(np.bincount(plain[plain >= 0])) == [100, 400]
-    labels, cap = _hdbscan(points, TopicParameters(15, 5, 22, 0, 4))
-    sizes = np.bincount(labels[labels >= 0])
-    assert len(sizes) == 5 and sizes.max() <= 100
-    assert cap == 100
-
-
-def test_consensus_finds_well_separated_groups_whatever_the_seed():
+def test_well_separated_groups_each_become_a_topic():
     rng = np.random.default_rng(3)
-    directions = np.eye(16)[:4]
-    vectors = np.vstack([d + rng.normal(0, 0.15, size=(10, 16)) for d in directions])
-    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
-    params = choose_parameters(len(vectors), BuildSettings())
-    truth = np.repeat(np.arange(4), 10)
-    for seed in (0, 1, 7):
-        labels, _ = find_clusters(vectors.astype(np.float32), params, seed=seed)
-        assert (labels >= 0).mean() >= 0.9
-        for group in range(4):  # each true group lands in one cluster of its own
-            found = labels[(truth == group) & (labels >= 0)]
-            assert len(set(found)) == 1
-        assert len(set(labels[labels >= 0])) == 4
+    vectors = groups_of(rng, np.eye(32)[:6], 20, 0.08)
+    labels = clusters_of(vectors, TopicParameters(10, 5, 6, 3)).labels_
+    truth = np.repeat(np.arange(6), 20)
+    assert all(len(set(labels[truth == g])) == 1 for g in range(6))
+    assert len(set(labels)) == 6
 
 
-def test_same_seed_gives_the_same_clusters():
+def test_a_giant_topic_hiding_two_dense_groups_is_split_and_no_topic_holds_more_than_a_tenth():
+    """1,200 papers: a giant region of two dense groups of 300 papers close together, and six other groups."""
     rng = np.random.default_rng(0)
-    vectors = rng.normal(size=(60, 12)).astype(np.float32)
-    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    base = np.eye(32)
+    giant = [base[0] + 0.35 * base[1], base[0] - 0.35 * base[1]]
+    others = [base[i] for i in range(2, 8)]
+    vectors = np.vstack([groups_of(rng, giant, 300, 0.05), groups_of(rng, others, 100, 0.05)])
+    labels = clusters_of(vectors).labels_
+    first, second = labels[:300], labels[300:600]
+    assert not set(first) & set(second)  # the two dense groups never share a topic
+    assert np.bincount(labels).max() <= MAX_TOPIC_SHARE * len(vectors)
+
+
+def test_a_topic_whose_split_would_only_peel_off_a_few_papers_is_one_dense_group():
+    """A tree over 1,000 papers whose last merge joins 2 papers to the other 998: splitting the one topic would only
+    peel off those 2, so it stays whole though it holds every paper."""
+    n = 1000
+    merges = [(0, 1, 1.0, 2), (2, 3, 1.0, 2)]  # nodes 1000 = {0, 1} and 1001 = {2, 3}
+    for paper in range(4, n):  # then 4..999 one by one onto {2, 3}: nodes 1002..1997
+        merges.append((n + len(merges) - 1, paper, 1.0, paper - 1))
+    merges.append((n, 2 * n - 3, 5.0, n))  # last: {0, 1} with {2..999}
+    labels = _cut(np.array(merges, dtype=float), n, TopicParameters(15, 10, 1, 5), corpus=n)
+    assert labels.tolist() == [0] * n
+    split = _cut(np.array(merges, dtype=float), n, TopicParameters(15, 10, 1, 2), corpus=n)  # 2 papers: a topic
+    assert np.bincount(split).tolist() == [2, 998]
+
+
+def test_groups_too_small_for_a_topic_are_left_out_and_join_their_nearest_topic():
+    rng = np.random.default_rng(1)
+    vectors = np.vstack([groups_of(rng, np.eye(32)[:3], 20, 0.05), groups_of(rng, [np.eye(32)[3]], 4, 0.05)])
+    fitted = clusters_of(vectors, TopicParameters(8, 5, 4, 5))
+    assert fitted.left_out_.tolist() == [False] * 60 + [True] * 4
+    assert set(fitted.labels_[60:]) <= set(fitted.labels_[:60])
+
+
+def test_a_piece_of_the_graph_too_small_for_a_topic_is_left_out():
+    from scipy import sparse
+
+    blocks = [np.ones((30, 30)), np.ones((25, 25)), np.ones((2, 2))]
+    graph = sparse.csr_matrix(sparse.block_diag(blocks))
+    labels = find_clusters(graph, TopicParameters(8, 5, 2, 3))
+    assert labels[-2:].tolist() == [-1, -1] and set(labels[:55]) == {0, 1}
+    assert len(set(labels[:30])) == 1 and len(set(labels[30:55])) == 1
+
+
+@settings(max_examples=10, deadline=None)
+@given(st.integers(0, 10_000))
+def test_the_same_vectors_always_give_the_same_graph_and_topics(seed):
+    """Nothing here draws a random number: the build's seed cannot change the topics."""
+    vectors = groups_of(np.random.default_rng(seed), np.eye(32)[:4], 15, 0.3)
     params = choose_parameters(len(vectors), BuildSettings())
-    first, _ = find_clusters(vectors, params, seed=5)
-    again, _ = find_clusters(vectors, params, seed=5)
-    np.testing.assert_array_equal(first, again)
-
-
-def test_groups_too_small_for_a_topic_become_outliers_and_the_rest_are_numbered_in_order():
-    labels = _relabel(np.array([7, 7, 7, 2, 9, 9, 9, 2]), min_size=3)
-    np.testing.assert_array_equal(labels, [0, 0, 0, -1, 1, 1, 1, -1])
+    neighbours = nearest_neighbours(vectors, params.graph_neighbors + 1)
+    first = neighbour_graph(vectors, neighbours, n_neighbors=params.graph_neighbors)
+    again = neighbour_graph(vectors.copy(), neighbours, n_neighbors=params.graph_neighbors)
+    assert (first != again).nnz == 0
+    np.testing.assert_array_equal(find_clusters(first, params), find_clusters(again, params))

@@ -7,7 +7,7 @@ import itertools
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from topic_explorer.pipeline.add import add_papers
@@ -15,7 +15,7 @@ from topic_explorer.pipeline.build import run_build
 from topic_explorer.pipeline.buildfolder.read import read_build
 from topic_explorer.pipeline.buildfolder.schema import HIERARCHY_FILE
 from topic_explorer.pipeline.buildfolder.write import write_build
-from topic_explorer.pipeline.describe.hierarchy import cut, level_sizes, merge_order
+from topic_explorer.pipeline.describe.hierarchy import cut, level_sizes, theme_tree
 from topic_explorer.pipeline.errors import UserError
 from topic_explorer.pipeline.settings import BuildSettings
 
@@ -27,11 +27,18 @@ def test_levels_about_halve_down_to_two_groups():
     assert level_sizes(2) == [] and level_sizes(1) == []
 
 
+def tree_of(n, seed):
+    rng = np.random.default_rng(seed)
+    centres = rng.normal(size=(n, 6))
+    centres /= np.linalg.norm(centres, axis=1, keepdims=True)
+    sizes = rng.integers(1, 50, n)
+    return theme_tree(centres, sizes), sizes
+
+
 @settings(max_examples=30, deadline=None)
 @given(st.integers(3, 40), st.integers(0, 10_000))
 def test_every_finer_group_lies_inside_one_coarser_group(n, seed):
-    centres = np.random.default_rng(seed).normal(size=(n, 6))
-    merges = merge_order(centres)
+    merges, _ = tree_of(n, seed)
     cuts = [cut(merges, n, k) for k in level_sizes(n)]
     for k, groups in zip(level_sizes(n), cuts, strict=True):
         assert len(np.unique(groups)) == k
@@ -40,10 +47,23 @@ def test_every_finer_group_lies_inside_one_coarser_group(n, seed):
             assert len(np.unique(coarse[fine == group])) == 1
 
 
-def test_close_topics_merge_first():
-    centres = np.array([[1, 0, 0], [0.99, 0.1, 0], [0, 1, 0], [0, 0.99, 0.1], [0, 0, 1]], dtype=float)
-    groups = cut(merge_order(centres), 5, 3)
-    assert groups[0] == groups[1] and groups[2] == groups[3] and len(set(groups)) == 3
+@settings(max_examples=30, deadline=None)
+@given(st.integers(8, 60), st.integers(0, 10_000))
+def test_broad_themes_are_balanced_when_no_topic_is_big(n, seed):
+    """Topics of at most a tenth of the papers each: two themes hold at most 70% each, three or more at most half."""
+    merges, sizes = tree_of(n, seed)
+    assume(sizes.max() <= 0.1 * sizes.sum())
+    for k in level_sizes(n):
+        groups = cut(merges, n, k)
+        largest = max(sizes[groups == g].sum() for g in np.unique(groups)) / sizes.sum()
+        assert largest <= (0.7 if k == 2 else 0.5) + 1e-9, (k, largest)
+
+
+def test_close_topics_stay_together():
+    centres = np.array([[1, 0, 0], [0.99, 0.1, 0], [0, 1, 0], [0, 0.99, 0.1], [0, 0, 1], [0.1, 0, 0.99]], dtype=float)
+    centres /= np.linalg.norm(centres, axis=1, keepdims=True)
+    groups = cut(theme_tree(centres, np.full(6, 10)), 6, 3)
+    assert groups[0] == groups[1] and groups[2] == groups[3] and groups[4] == groups[5] and len(set(groups)) == 3
 
 
 @pytest.fixture(scope="module")
@@ -51,9 +71,7 @@ def built(tmp_path_factory, metadata_corpus):
     out = tmp_path_factory.mktemp("builds") / "tree"
     from tests.conftest import FakeEmbedder
 
-    run_build(
-        [metadata_corpus], out, BuildSettings(min_topic_size=3, cache_dir=out.parent / "c"), embedder=FakeEmbedder()
-    )
+    run_build([metadata_corpus], out, BuildSettings(cache_dir=out.parent / "c"), embedder=FakeEmbedder())
     return out
 
 
