@@ -26,9 +26,9 @@ libreoffice:
 demo: setup
 	$(VENV)/bin/topic-explorer serve
 
-# Everything, slow tests included (a plain `pytest` leaves out those marked slow).
+# Every test, slow ones included (a plain `pytest` leaves out those marked slow); benchmarks are not tests.
 test: setup chromium libreoffice
-	$(VENV)/bin/python -m pytest -m "slow or not slow"
+	$(VENV)/bin/python -m pytest -m "not benchmark"
 
 lint: setup
 	$(VENV)/bin/ruff check . && $(VENV)/bin/ruff format --check .

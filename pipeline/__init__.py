@@ -5,4 +5,12 @@ BERTopic) load only inside the steps that need them, so the dashboard can read b
 through `pipeline.buildfolder.read` without paying for them.
 """
 
+import os
+
+# Nothing is ever downloaded: the model ships in a package. Set before any step imports huggingface_hub, which
+# reads these once at import (BERTopic.load otherwise asks the hub for the model its saved config names, and
+# on a closed network retries with back-off for minutes).
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+
 __version__ = "0.1.0"

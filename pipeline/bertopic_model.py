@@ -16,7 +16,6 @@ BERTopic's own `merge_topics` and `update_topics` on the papers, if you need the
 from __future__ import annotations
 
 import logging
-import os
 import warnings
 from collections.abc import Callable
 from pathlib import Path
@@ -90,9 +89,25 @@ def load_saved(folder: Path, embedding_model: Any = None) -> Any:
     found = {p.name for p in folder.iterdir()} if folder.is_dir() else set()
     if found != set(SAVED_FILES):
         raise UserError(f"{folder} is not a BERTopic model as topic-explorer saves it; rebuild with: {REBUILD_HINT}")
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")  # the saved config names a hub model: never fetch it
-    with _Quiet():
+    with _Quiet(), _Offline():
         return BERTopic.load(str(folder), embedding_model=embedding_model)
+
+
+class _Offline:
+    """The hub switched off while BERTopic loads: it asks for the model its saved config names, and on a closed
+    network huggingface_hub retries with back-off for minutes. The package sets HF_HUB_OFFLINE, but a notebook
+    that imported huggingface_hub before us has already read it, so its constant is set here as well."""
+
+    def __enter__(self) -> None:
+        from huggingface_hub import constants
+
+        self._before = constants.HF_HUB_OFFLINE
+        constants.HF_HUB_OFFLINE = True
+
+    def __exit__(self, *error) -> None:
+        from huggingface_hub import constants
+
+        constants.HF_HUB_OFFLINE = self._before
 
 
 class _Quiet:

@@ -62,7 +62,11 @@ class BuildSettings:
         "How papers are embedded: 'minilm' (all-MiniLM-L6-v2 over the whole abstract; best "
         "topics) or 'tfidf' (TF-IDF + SVD; no torch, seconds, for quick looks).",
     )
-    seed: int = _setting(1, "Random seed: the same input, settings and seed give the same topics.")
+    seed: int = _setting(
+        1,
+        "Random seed of the map's layout (and of the fit sample, for corpora larger than --fit-sample): the "
+        "topics of the same papers do not depend on it.",
+    )
     min_topic_size: int | None = _setting(
         None,
         "Smallest group of papers that counts as a topic. Default: chosen from the corpus "

@@ -106,7 +106,9 @@ MANIFEST_SCHEMA: dict = {
             additionalProperties=_WHOLE,
         ),
         "settings": _typed("object", "the resolved build settings (`BuildSettings`), seed included"),
-        "parameters": _typed("object", "the resolved UMAP/HDBSCAN values and the rules' thresholds"),
+        "parameters": _typed(
+            "object", "the resolved clustering values (graph neighbours, layout dimensions, topics cut, smallest topic)"
+        ),
         "embedder": _typed(
             "object",
             "name (model and windowing: the cache key), kind, device (where it ran), dimensions, cache use",

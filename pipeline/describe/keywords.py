@@ -93,10 +93,12 @@ def class_tfidf(counts: TermCounts) -> sparse.csr_matrix:
 
 
 def _ctfidf_candidates(counts: TermCounts, weights: sparse.spmatrix, count: int) -> dict[int, list[tuple[str, float]]]:
-    """Each topic's best `count` terms by c-TF-IDF, among terms at least two of its papers use."""
+    """Each topic's best `count` terms by c-TF-IDF, among terms at least two of its papers use (or, in a topic whose
+    papers share no term, among all its terms: a topic always has words to show)."""
     weights = sparse.csr_matrix(weights).toarray()
     users = counts.papers.toarray()
-    weights[users < np.minimum(MIN_PAPERS_PER_KEYWORD, counts.sizes)[:, None]] = 0
+    shared = np.where(users >= np.minimum(MIN_PAPERS_PER_KEYWORD, counts.sizes)[:, None], weights, 0)
+    weights = np.where((shared > 0).any(axis=1)[:, None], shared, weights)
     terms = np.asarray(counts.terms, dtype=object)
     result = {}
     for row, topic in enumerate(counts.topic_ids):

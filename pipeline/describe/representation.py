@@ -97,8 +97,8 @@ class KeywordsNearCentre(BaseRepresentation):
 
     def extract_topics(self, topic_model, documents, c_tf_idf, topics) -> dict[int, list[tuple[str, float]]]:
         table = self.describer.describe(documents, c_tf_idf)
-        return {
-            int(row.topic_id): list(zip(row.keywords, map(float, row.keyword_weights), strict=True))
+        return {  # a topic with no word at all (its papers are only stop words) gets BERTopic's own empty entry
+            int(row.topic_id): list(zip(row.keywords, map(float, row.keyword_weights), strict=True)) or [("", 0.0)]
             for row in table.itertuples()
         }
 

