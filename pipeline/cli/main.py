@@ -143,7 +143,16 @@ def _parser() -> argparse.ArgumentParser:
     )
     serve.add_argument("build", nargs="?", type=Path, metavar="BUILD", help="a build folder (default: the sample's)")
     serve.add_argument("--port", type=int, default=8501, help="port to listen on (default %(default)s)")
-    serve.add_argument("--host", default="localhost", help="address to listen on (default %(default)s)")
+    serve.add_argument(
+        "--host",
+        default="localhost",
+        help="address to listen on (default %(default)s); on any other address the dashboard is read-only",
+    )
+    serve.add_argument(
+        "--allow-edits",
+        action="store_true",
+        help="let everyone who can reach the server rename, merge and move topics (on localhost it is always on)",
+    )
     serve.set_defaults(run=_serve)
 
     evaluate = commands.add_parser(
@@ -316,7 +325,7 @@ def _check_writable(folder: Path, flag: str) -> None:
 def _serve(args: argparse.Namespace) -> int:
     from topic_explorer.pipeline.cli.serve import serve
 
-    return serve(args.build, port=args.port, host=args.host)
+    return serve(args.build, port=args.port, host=args.host, allow_edits=args.allow_edits)
 
 
 def _evaluate(args: argparse.Namespace) -> int:
