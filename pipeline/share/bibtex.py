@@ -61,6 +61,7 @@ _OWN_TEXT = {
     "{}": "",
 }
 _OWN_ESCAPE = re.compile("|".join(re.escape(latex) for latex in sorted(_OWN_TEXT, key=len, reverse=True)))
+VERBATIM_FIELDS = frozenset({"url", "doi"})  # addresses: read and written as they are, never as LaTeX
 VENUE_FIELD = {"inproceedings": "booktitle", "conference": "booktitle", "incollection": "booktitle"}
 
 
@@ -133,11 +134,20 @@ def bibtex_bytes(selection: Selection) -> bytes:
             "keywords": value[KEYWORDS],
             "abstract": abstracts[row],
         }
-        encoded = [Field(name, text if name == "author" else latex_text(text)) for name, text in fields.items() if text]
+        encoded = [Field(name, _field_text(name, text)) for name, text in fields.items() if text]
         library.add(Entry(kind, key, encoded))
     # the library is made for this file only: its entries may be changed in place (else each is deep-copied)
     unparse = default_unparse_stack(allow_inplace_modification=True)
     return bibtexparser.write_string(library, unparse_stack=unparse).encode("utf-8")
+
+
+def _field_text(name: str, text: str) -> str:
+    """A field's value as written: authors are made by `_author`, addresses are verbatim, the rest LaTeX."""
+    if name == "author":
+        return text
+    if name in VERBATIM_FIELDS:
+        return text if _braces_pair(text) else text.replace("{", "%7B").replace("}", "%7D")
+    return latex_text(text)
 
 
 def _author(name: str) -> str:
@@ -175,7 +185,7 @@ def read_bibtex(path: Path, text: str) -> pd.DataFrame:
     rows = []
     for entry in entries:
         fields = {field.key.lower(): field.value for field in entry.fields}
-        text_of = {name: decode(str(value)) for name, value in fields.items()}
+        text_of = {name: str(v) if name in VERBATIM_FIELDS else decode(str(v)) for name, v in fields.items()}
         authors = split_multiple_persons_names(str(fields["author"])) if "author" in fields else []
         rows.append(
             {

@@ -93,9 +93,13 @@ def read_ris(path: Path, text: str) -> pd.DataFrame:
     import rispy
 
     records = rispy.loads(text)
-    starts = [number for number, line in enumerate(text.splitlines(), start=1) if line.startswith(RECORD_START)]
+    lines = enumerate(text.splitlines(), start=1)
+    starts = [number for number, line in lines if line.startswith(RECORD_START)]
     if not starts:
-        raise UserError(f"{path} holds no RIS records (lines starting 'TY  - '); export your library as RIS")
+        raise UserError(
+            f"{path} holds no RIS records (lines starting 'TY  - '); export your library from your reference "
+            "manager as .ris"
+        )
     if len(records) < len(starts):
         raise UserError(
             f"{path}: the RIS record at line {starts[len(records)]:,} has no end ('ER  - '); fix it or export the "
