@@ -5,7 +5,7 @@ session on its next rerun (the build's version includes the edits file) and reac
 and `topic-explorer evaluate`. The build's own files never change, so any edit can be undone.
 
 Editing is on only where `dashboard.logic.editing.edits_allowed` says so for the address this server
-listens on. Off, the controls are not drawn, and `_save` and `_undo` (the only code here that writes the
+listens on. Off, the controls are not drawn, and `save_edit` and `undo_edit` (the only code here that writes the
 edits file) refuse any edit that still reaches them. Each edit is recorded with the session's two-word name.
 """
 
@@ -121,12 +121,13 @@ def _render_controls(explorer: Explorer, folder: Path, selected: np.ndarray) -> 
         )
         st.divider()
         last = explorer.build.edits[-1] if explorer.build.edits else None
-        st.button("Undo last edit", key="edit-undo", on_click=_undo, args=(folder,), disabled=last is None)
+        st.button("Undo last edit", key="edit-undo", on_click=undo_edit, args=(folder,), disabled=last is None)
         if last is not None:
             st.caption(escape_markdown(f"Last edit: {describe(last, labels)}"))
 
 
-def _save(folder: Path, make) -> None:
+def save_edit(folder: Path, make) -> None:
+    """Write the edit `make()` returns, as this session; refused (nothing written) when editing is off."""
     if not editing_allowed():  # the controls are hidden then; a request that reaches here anyway changes nothing
         st.session_state[ERROR_KEY] = REFUSED
         return
@@ -137,21 +138,22 @@ def _save(folder: Path, make) -> None:
 
 
 def _rename(folder: Path) -> None:
-    _save(folder, lambda: edits.rename(st.session_state[RENAME_TOPIC], st.session_state.get(RENAME_LABEL, "")))
+    save_edit(folder, lambda: edits.rename(st.session_state[RENAME_TOPIC], st.session_state.get(RENAME_LABEL, "")))
     st.session_state[RENAME_LABEL] = ""
 
 
 def _merge(folder: Path, into: int | None, labels: dict[int, str]) -> None:
     name = st.session_state.get(MERGE_LABEL, "").strip() or labels.get(into, "")
-    _save(folder, lambda: edits.merge(st.session_state.get(MERGE_TOPICS, []), into, name))
+    save_edit(folder, lambda: edits.merge(st.session_state.get(MERGE_TOPICS, []), into, name))
     st.session_state[MERGE_TOPICS], st.session_state[MERGE_LABEL] = [], ""
 
 
 def _move(folder: Path, paper_ids: list[str]) -> None:
-    _save(folder, lambda: edits.move(paper_ids, st.session_state[MOVE_TOPIC]))
+    save_edit(folder, lambda: edits.move(paper_ids, st.session_state[MOVE_TOPIC]))
 
 
-def _undo(folder: Path) -> None:
+def undo_edit(folder: Path) -> None:
+    """Undo the last edit, as this session; refused (nothing written) when editing is off."""
     if not editing_allowed():
         st.session_state[ERROR_KEY] = REFUSED
         return
