@@ -15,6 +15,7 @@ import os
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import streamlit as st
 
 from topic_explorer.dashboard.launch import ALLOW_EDITS_ENV
@@ -56,10 +57,11 @@ def describe(edit: dict, labels: dict[int, str]) -> str:
     return f"moved {len(edit['paper_ids']):,} papers to “{labels.get(edit['topic_id'], edit['topic_id'])}”"
 
 
-def describe_entry(entry: dict, labels: dict[int, str]) -> str:
-    """One line of the edit history: when, who, what (pure)."""
+def describe_entry(entry: dict, labels: dict[int, str]) -> dict[str, str]:
+    """One row of the edit history: when (UTC), who, what (pure)."""
     what = describe(entry["edit"], labels)
-    return f"{entry['at'].replace('T', ' ')} · {entry['by']} · {'undid: ' if entry['action'] == 'undo' else ''}{what}"
+    when = entry["at"].replace("T", " ").removesuffix("+00:00")
+    return {"When (UTC)": when, "Who": entry["by"], "What": ("undid: " if entry["action"] == "undo" else "") + what}
 
 
 def render_curation(explorer: Explorer, folder: Path, selected: np.ndarray) -> None:
@@ -83,8 +85,9 @@ def _render_history(explorer: Explorer, folder: Path) -> None:
         return
     labels = dict(zip(explorer.build.topics["topic_id"], explorer.build.topics["label"], strict=True))
     with st.expander(f"Edit history ({len(history):,})"):
-        lines = [describe_entry(entry, labels) for entry in reversed(history[-HISTORY_SHOWN:])]
-        st.dataframe({"newest first": lines}, hide_index=True, width="stretch")
+        rows = [describe_entry(entry, labels) for entry in reversed(history[-HISTORY_SHOWN:])]
+        st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+        st.caption("Newest first; each browser session goes by two words of its own.")
 
 
 def _render_controls(explorer: Explorer, folder: Path, selected: np.ndarray) -> None:
@@ -132,7 +135,15 @@ def save_edit(folder: Path, make) -> None:
         st.session_state[ERROR_KEY] = REFUSED
         return
     try:
-        edits.add_edit(folder, make(), by=this_session())
+        edit = make()
+    except (ValueError, TypeError, KeyError):  # widget values no page of ours sends (a forged request)
+        st.session_state[ERROR_KEY] = "That edit could not be read; nothing was changed."
+        return
+    except UserError as error:
+        st.session_state[ERROR_KEY] = str(error)
+        return
+    try:
+        edits.add_edit(folder, edit, by=this_session())
     except UserError as error:
         st.session_state[ERROR_KEY] = str(error)
 

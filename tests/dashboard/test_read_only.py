@@ -113,5 +113,5 @@ def test_with_allow_edits_any_address_edits_and_the_history_names_the_session(ru
     assert len(who.split()) == 2 and history[0]["at"].endswith("+00:00")
     shown = at.expander  # the history's expander, with one line per entry
     assert any(e.label == "Edit history (1)" for e in shown)
-    lines = [frame.value for frame in at.dataframe if "newest first" in frame.value.columns]
-    assert lines and who in lines[0]["newest first"].iloc[0] and "Graphs, renamed" in lines[0]["newest first"].iloc[0]
+    tables = [frame.value for frame in at.dataframe if "Who" in frame.value.columns]
+    assert tables[0].loc[0, "Who"] == who and tables[0].loc[0, "What"] == "renamed topic 1 to “Graphs, renamed”"
