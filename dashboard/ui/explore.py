@@ -28,9 +28,10 @@ SELECT_HELP = (
 PLOTLY_CONFIG = {"displaylogo": False, "modeBarButtonsToRemove": ["toImage"]}
 FORMAT_KEY = "export-format"
 FORMAT_HELP = (
-    "CSV and Excel open in spreadsheets; Parquet and JSON Lines keep every value's type for data tools. "
-    "In the CSV, a text a spreadsheet could run as a formula gets an apostrophe in front; "
-    "the Excel, Parquet and JSON Lines files hold every text unchanged."
+    "CSV and Excel open in spreadsheets; Parquet and JSON Lines keep every value's type for data tools; "
+    "BibTeX and RIS go into Zotero, JabRef, EndNote or Mendeley; Map (HTML) is the map of these papers in one "
+    "file that opens offline in any browser. In the CSV, a text a spreadsheet could run as a formula gets an "
+    "apostrophe in front; the other files hold every text unchanged."
 )
 LINK_SUFFIX = " link"
 VIEW_KEY = "map-view"  # how many times the user reset the map's view
