@@ -17,6 +17,7 @@ import json
 from importlib import resources
 
 import numpy as np
+import pandas as pd
 
 from topic_explorer.pipeline.buildfolder.metadata import value_text
 from topic_explorer.pipeline.share.identifiers import is_identifier, paper_link
@@ -118,7 +119,7 @@ def _themes(selection: Selection, present: set[int]) -> list[dict]:
     return themes
 
 
-def _links(papers, columns: list[str]) -> list[str | None]:
+def _links(papers: pd.DataFrame, columns: list[str]) -> list[str | None]:
     """Per paper, the web page its first identifier opens (a URL, a DOI or an arXiv id), else None."""
     links: list[str | None] = [None] * len(papers)
     for column in (c for c in columns if is_identifier(c, papers[c])):
@@ -128,5 +129,5 @@ def _links(papers, columns: list[str]) -> list[str | None]:
     return links
 
 
-def _texts(values) -> list[str | None]:
+def _texts(values: pd.Series) -> list[str | None]:
     return [value_text(v) for v in values]

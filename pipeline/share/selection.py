@@ -23,7 +23,6 @@ class Selection:
     draw_order: np.ndarray  # per selected paper: its rank in the build's fixed map sample (`share.sample`)
     build_name: str
     metadata_columns: tuple[str, ...]
-    n_build: int  # papers in the whole build
 
 
 def export_frame(
@@ -69,5 +68,4 @@ def select(
         draw_order=np.asarray(order)[rows],
         build_name=build.name,
         metadata_columns=tuple(build.metadata_columns),
-        n_build=len(papers),
     )
