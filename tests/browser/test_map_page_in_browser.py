@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from playwright.sync_api import expect
 
 from tests.dashboard.tinybuild import XSS, tiny_papers, tiny_topics
 from topic_explorer.pipeline.buildfolder.read import read_build
@@ -119,8 +120,16 @@ def test_the_legend_hides_and_shows_a_topic_and_a_theme(opened, screens):
     page.wait_for_function(f"({TOTAL_POINTS})() === 8")
 
 
-def show_paper(page, row: int) -> None:
-    """Click the paper's point on the map, where Plotly drew it."""
+def test_hovering_a_point_shows_its_title_and_topic(opened):
+    page, build, _ = opened
+    page.mouse.move(*point_of(page, 3))
+    expect(page.locator("#te-tip-title")).to_have_text(build.papers["title"].iloc[3])
+    expect(page.locator("#te-tip-topic")).to_have_text("Graphs")
+    assert page.locator("#te-tip").is_visible()
+
+
+def point_of(page, row: int) -> tuple[float, float]:
+    """Where on the page Plotly drew the paper at `row`."""
     box = page.locator("#te-map .nsewdrag").first.bounding_box()
     x, y = page.evaluate(
         """(row) => { const gd = document.getElementById('te-map'); const l = gd._fullLayout;
@@ -128,5 +137,10 @@ def show_paper(page, row: int) -> None:
              if (k >= 0) return [l.xaxis.l2p(t.x[k]), l.yaxis.l2p(t.y[k])]; } }""",
         row,
     )
-    page.mouse.click(box["x"] + x, box["y"] + y)
+    return box["x"] + x, box["y"] + y
+
+
+def show_paper(page, row: int) -> None:
+    """Click the paper's point on the map, where Plotly drew it."""
+    page.mouse.click(*point_of(page, row))
     page.wait_for_function(f"window.topicExplorerMap.shown === {row}", timeout=10_000)
