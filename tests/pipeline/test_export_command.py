@@ -8,6 +8,7 @@ import pytest
 
 from topic_explorer.pipeline.buildfolder.read import read_build
 from topic_explorer.pipeline.cli.main import main
+from topic_explorer.pipeline.errors import UserError
 from topic_explorer.pipeline.search import query_embedder, search
 from topic_explorer.pipeline.share.export import EXPORT_FORMATS, export_bytes
 from topic_explorer.pipeline.share.levels import build_levels
@@ -127,3 +128,10 @@ def test_export_then_build_gives_the_same_papers_titles_and_metadata(capsys, cit
     first = sorted((tmp_path / f"papers.{extension}").read_text(encoding="utf-8").split("\n\n"))
     again = sorted((tmp_path / f"again.{extension}").read_text(encoding="utf-8").split("\n\n"))
     assert first == again
+
+
+def test_an_empty_selection_is_refused_in_every_format(metadata_build):
+    empty = select(read_build(metadata_build), np.zeros(0, dtype=np.int64))
+    for export in EXPORT_FORMATS.values():
+        with pytest.raises(UserError, match="no papers to export"):
+            export_bytes(empty, export)
