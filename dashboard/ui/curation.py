@@ -12,6 +12,7 @@ edits file) refuse any edit that still reaches them. Each edit is recorded with 
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -129,7 +130,7 @@ def _render_controls(explorer: Explorer, folder: Path, selected: np.ndarray) -> 
             st.caption(escape_markdown(f"Last edit: {describe(last, labels)}"))
 
 
-def save_edit(folder: Path, make) -> None:
+def save_edit(folder: Path, make: Callable[[], dict]) -> None:
     """Write the edit `make()` returns, as this session; refused (nothing written) when editing is off."""
     if not editing_allowed():  # the controls are hidden then; a request that reaches here anyway changes nothing
         st.session_state[ERROR_KEY] = REFUSED

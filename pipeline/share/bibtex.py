@@ -104,7 +104,7 @@ class _Decode:
         self._decoder = _decoder()
 
     def __call__(self, text: str) -> str:
-        rest = _OWN_ESCAPE.sub("\0", text)  # a stand-in keeps '-{}-' from reading as '--'
+        rest = _OWN_ESCAPE.sub("\x00", text)  # a stand-in keeps '-{}-' from reading as '--'
         if any(char in rest for char in LATEX_CHARS) or any(pair in rest for pair in LIGATURES):
             return self._decoder.latex_to_text(text)
         return _OWN_ESCAPE.sub(lambda match: _OWN_TEXT[match.group()], text)
