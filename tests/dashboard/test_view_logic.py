@@ -184,7 +184,7 @@ def test_the_download_adds_the_broader_topic_and_building_from_it_drops_it_again
 
 
 def test_the_dashboard_starts_without_the_embedding_stack(tree_build):
-    """torch and sentence-transformers load only when someone searches by meaning."""
+    """torch and sentence-transformers load only when someone searches."""
     code = (
         "import sys, os; from streamlit.testing.v1 import AppTest\n"
         f"os.environ['TOPIC_EXPLORER_BUILD'] = {str(tree_build)!r}\n"
