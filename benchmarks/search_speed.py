@@ -11,7 +11,8 @@ this fresh process, so the first query pays for loading the model as a user's fi
   installed (it is not a dependency: this is the comparison that left it out);
 - first query: embedding the query, cosine similarity to every paper (memory-mapped embeddings), BM25 scores,
   reciprocal-rank fusion, the best 50;
-- later queries: the same for other queries (median and max);
+- later queries: the same for other queries (median and max), and by meaning alone (the ranking before
+  words were added: what fusion costs);
 - similar papers: one paper against every paper, the best 10 (median and max over 20 papers);
 - baseline: the dashboard's word filter (one word in every title and abstract), timed the same way.
 Ratios are against the baseline's median. With --app, the whole page instead: Streamlit's AppTest runs
@@ -43,6 +44,7 @@ from topic_explorer.pipeline.search import (  # noqa: E402
     query_vector,
     search_scores,
     similar_rows,
+    similarities,
     word_index,
 )
 
@@ -118,6 +120,10 @@ def measure(path: Path, n_queries: int) -> None:
 
     first, _ = timed(lambda: query(QUERIES[0]))
     later = [timed(lambda q=q: query(q))[0] for q in QUERIES[1 : 1 + n_queries]]
+    by_meaning = [  # the ranking before words were added, for what fusion costs
+        timed(lambda q=q: best(similarities(vectors, query_vector(embedder, q)), TOP))[0]
+        for q in QUERIES[1 : 1 + n_queries]
+    ]
     rows = np.random.default_rng(1).choice(len(build.papers), size=min(20, len(build.papers)), replace=False)
     similar = [timed(lambda r=r: similar_rows(vectors, int(r), 10))[0] for r in rows]
     base = statistics.median(baseline)
@@ -133,6 +139,7 @@ def measure(path: Path, n_queries: int) -> None:
         ("first query", first),
         (f"later queries (median of {len(later)})", statistics.median(later)),
         ("later queries (max)", max(later)),
+        ("  by meaning alone (median)", statistics.median(by_meaning)),
         (f"similar papers (median of {len(similar)})", statistics.median(similar)),
         ("similar papers (max)", max(similar)),
     ]

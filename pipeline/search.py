@@ -144,7 +144,7 @@ def word_index(papers: pd.DataFrame) -> WordIndex:
 
 def ranks(scores: np.ndarray) -> np.ndarray:
     """Each row's place when `scores` are sorted best first (1 = best; ties go to the earlier row)."""
-    order = np.lexsort((np.arange(len(scores)), -scores))
+    order = np.argsort(-scores, kind="stable")
     places = np.empty(len(scores), dtype=np.float32)
     places[order] = np.arange(1, len(scores) + 1, dtype=np.float32)
     return places

@@ -32,8 +32,9 @@ from topic_explorer.pipeline.text.clean import KEPT_WORDS, STOP_WORDS, TOKEN_PAT
 
 MAX_WORDS = 14  # real titles run 8-12 words; 12 with cuts before prepositions lost the subject (docs/title-audit.md)
 SPELLED_OUT_WORDS = 5  # a spelled-out name this long is a title ("Linearly Constrained Diffusion Implicit Models")
-STATES_CONTRIBUTION = 3.0  # score bonus, in shared words, for "we propose / this paper studies ..."
+STATES_CONTRIBUTION = 4.0  # score bonus, in shared words, for "we propose / this paper studies ..."
 PER_SENTENCE = 0.5  # score cost, in shared words, of each sentence between a candidate and the start
+POINTS_BACK_COST = 3.0  # score cost, in shared words, of a title that points back at text the reader cannot see
 SHARED_COUNTED = 3  # a word's share of the score grows with the sentences it recurs in, up to this many
 
 # A method name: a token with two capitals or a capital and a digit ("FedASK", "CDIM", "3BASiL-TM",
@@ -94,6 +95,7 @@ _OPENING = re.compile(  # discourse words a title can do without
     r"|^[\"'\u201c\u2018]+",
     re.IGNORECASE,
 )
+_POINTS_BACK = re.compile(r"\b(?:these|those|this|such|the above)\s+(?!paper|work\b)\w+", re.IGNORECASE)
 _PRONOUN_START = re.compile(r"^(?:they|it|this|these|those|we|our|its|their|such)\b", re.IGNORECASE)
 _PURPOSE = re.compile(
     r"^to\s+(?:enable|achieve|support|allow|facilitate|improve|address|tackle)\s+(?P<goal>[^,]+),", re.IGNORECASE
@@ -142,7 +144,11 @@ def _named(sentences: list[str]) -> tuple[str, str, bool, int] | None:
             for pattern, needs_initials in _NAMED:
                 match = pattern.search(sentence[offer.end() :])
                 if match and (not needs_initials or _initials_fit(match["name"], match["expansion"])):
-                    return match["name"], match["expansion"], needs_initials, position
+                    spelled_out = needs_initials or (  # "FOCUS, Federated Optimization with Exact Convergence, ..."
+                        bool(re.fullmatch(_EXPANSION, match["expansion"]))
+                        and _initials_fit(match["name"], match["expansion"])
+                    )
+                    return match["name"], match["expansion"], spelled_out, position
     for position, sentence in enumerate(sentences):
         if match := _PASSIVE_INTRO.search(sentence):
             return match["name"], match["expansion"], False, position
@@ -172,6 +178,8 @@ def _contribution(sentences: list[str], name: str = "", described: tuple[str, in
         title = _shorten(_describe(body))
         shared = sum(min(recurring[word], SHARED_COUNTED) - 1 for word in _words(title))
         score = shared + STATES_CONTRIBUTION * states - PER_SENTENCE * position
+        if _POINTS_BACK.search(title):  # "difficulties that these methods encounter": which methods?
+            score -= POINTS_BACK_COST
         if score > best_score:
             best, best_score = title, score
     return best or _shorten(_describe(sentences[0]))
