@@ -166,7 +166,7 @@ def _contribution(sentences: list[str], name: str = "", described: tuple[str, in
         states = _STATES.match(sentence)
         if states:
             candidates.append((_with_purpose(sentence, sentence[states.end() :]), True, position))
-        elif not position:
+        elif not position and not name:  # a named method is titled by what it is, not by the field
             candidates += [(_SUBORDINATOR.sub("", sentence), False, 0), (_SUBORDINATE.sub("", sentence), False, 0)]
     best, best_score = "", float("-inf")
     for body, states, position in candidates:
