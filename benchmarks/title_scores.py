@@ -9,8 +9,8 @@ real one (markup stripped) by the cosine of their all-MiniLM-L6-v2 embeddings, t
 Printed per sample: the mean cosine of the abstract's first sentence (the baseline a title must beat),
 of this tree's titles and of each commit's given with --at (their `derive_title`, loaded from git); the
 share of this tree's titles at least as close as the first sentence; the cost of deriving (seconds per
-1,000 papers, this tree). Embeddings go through the build's embedding cache, so a rerun embeds only new
-titles. `audit_labels_and_titles.py` writes these figures into docs/title-audit.md.
+1,000 papers, each deriver timed in this run). Embeddings go through the build's embedding cache, so a rerun
+embeds only new titles. `audit_labels_and_titles.py` writes these figures into docs/title-audit.md.
 """
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ class Scores:
     sample: str
     means: dict[str, float]  # deriver -> mean cosine to the real titles
     as_close: float  # share of this tree's titles at least as close as the first sentence
-    seconds_per_1000: float  # this tree's cost of deriving
+    seconds_per_1000: dict[str, float]  # deriver -> its cost of deriving, timed in this run
 
 
 def samples(corpora: dict[str, tuple[str, tuple[int, ...]]] = CORPORA) -> list[Sample]:
@@ -115,28 +115,34 @@ def score(sample_list: list[Sample], derivers: dict[str, Callable[[str], str]]) 
     results = []
     for sample in sample_list:
         real = embed([strip_markup(title) for title in sample.titles])
-        start = time.perf_counter()
-        ours = [derive_title(abstract) for abstract in sample.abstracts]
-        seconds = time.perf_counter() - start
-        titles = {"first sentence": [first_sentence(a) for a in sample.abstracts], "this tree": ours}
-        titles |= {name: [derive(a) for a in sample.abstracts] for name, derive in derivers.items()}
+        titles = {"first sentence": [first_sentence(a) for a in sample.abstracts]}
+        seconds = {}
+        for name, derive in {"this tree": derive_title, **derivers}.items():
+            start = time.perf_counter()
+            titles[name] = [derive(abstract) for abstract in sample.abstracts]
+            seconds[name] = (time.perf_counter() - start) / len(sample.abstracts) * 1000
         cosines = {name: (embed(texts) * real).sum(axis=1) for name, texts in titles.items()}
         as_close = float(np.mean(cosines["this tree"] >= cosines["first sentence"]))
         means = {name: float(c.mean()) for name, c in cosines.items()}
-        results.append(Scores(sample.name, means, as_close, seconds / len(ours) * 1000))
+        results.append(Scores(sample.name, means, as_close, seconds))
     return results
 
 
 def table(results: list[Scores]) -> str:
     """The figures as a markdown table, one row per sample."""
-    names = list(results[0].means)
+    names, timed_names = list(results[0].means), list(results[0].seconds_per_1000)
     lines = [
-        "| sample | " + " | ".join(names) + " | as close as the first sentence | seconds per 1,000 papers |",
+        "| sample | "
+        + " | ".join(names)
+        + " | as close as the first sentence | seconds per 1,000 papers: "
+        + " / ".join(timed_names)
+        + " |",
         "|---|" + "---|" * (len(names) + 2),
     ]
     for r in results:
         cells = " | ".join(f"{r.means[n]:.3f}" for n in names)
-        lines.append(f"| {r.sample} | {cells} | {r.as_close:.0%} | {r.seconds_per_1000:.2f} |")
+        costs = " / ".join(f"{r.seconds_per_1000[n]:.2f}" for n in timed_names)
+        lines.append(f"| {r.sample} | {cells} | {r.as_close:.0%} | {costs} |")
     return "\n".join(lines)
 
 
