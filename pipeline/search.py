@@ -143,10 +143,16 @@ def word_index(papers: pd.DataFrame) -> WordIndex:
 
 
 def ranks(scores: np.ndarray) -> np.ndarray:
-    """Each row's place when `scores` are sorted best first (1 = best; ties go to the earlier row)."""
-    order = np.argsort(-scores, kind="stable")
+    """Each row's place when `scores` are sorted best first (1 = best); tied scores share the best of their places.
+
+    numpy's default argsort (SIMD quicksort) is about 15x its stable sort at 100,000 papers; ties are settled here,
+    so their order in the sort does not matter.
+    """
+    order = np.argsort(-scores)
+    ordered = scores[order]
+    starts = np.concatenate([[True], ordered[1:] != ordered[:-1]])
     places = np.empty(len(scores), dtype=np.float32)
-    places[order] = np.arange(1, len(scores) + 1, dtype=np.float32)
+    places[order] = np.maximum.accumulate(np.where(starts, np.arange(len(scores)), 0)) + 1
     return places
 
 

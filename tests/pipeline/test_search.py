@@ -62,8 +62,14 @@ def test_similar_rows_leave_the_paper_itself_out():
     assert ranked.rows[0] == int(np.argsort(-(vectors @ vectors[5]))[1])
 
 
-def test_ranks_count_from_one_best_first_ties_to_the_earlier_row():
-    assert ranks(np.array([0.2, 0.9, 0.2, 0.5], dtype=np.float32)).tolist() == [3, 1, 4, 2]
+def test_ranks_count_from_one_best_first_and_tied_scores_share_a_place():
+    assert ranks(np.array([0.2, 0.9, 0.2, 0.5], dtype=np.float32)).tolist() == [3, 1, 3, 2]
+    assert ranks(np.zeros(0, dtype=np.float32)).tolist() == []
+
+
+@given(arrays(np.float32, st.integers(1, 80), elements=st.floats(-1, 1, width=32)))
+def test_a_rank_is_one_more_than_the_number_of_better_scores(scores):
+    assert ranks(scores).tolist() == [1 + int((scores > s).sum()) for s in scores]
 
 
 def test_words_lift_a_paper_that_the_embedding_ranks_low():
