@@ -1,7 +1,7 @@
 """Benchmark: how well search ranks, by meaning alone, by words alone and both fused (what search does now).
 
-    .venv/bin/python benchmarks/search_quality.py                  # arXiv categories, 60 papers each
-    .venv/bin/python benchmarks/search_quality.py --per-label 30   # quicker
+    .venv/bin/python benchmarks/search_quality.py                  # 30 papers per category or field
+    .venv/bin/python benchmarks/search_quality.py --per-label 60   # a fairer top 10, twice the embedding
 
 A corpus whose papers carry a label is searched with each label's name as the query ("Computer Vision and
 Pattern Recognition" for cs.CV); precision at 10 is the share of the ten best matches that carry that label.
@@ -10,7 +10,7 @@ The corpus: up to --per-label papers (seeded) of each of the 30 commonest primar
 ml_venues_by_field.jsonl.gz ("Natural Language Processing" for NLP). Rankings use the functions
 `topic-explorer search` uses (pipeline/search.py) on MiniLM embeddings of the abstracts (through the build's
 embedding cache: a rerun embeds nothing) and BM25 over title and abstract. Printed: per query and on average,
-precision at 10 by meaning (search before hybrid search), by words, and fused.
+precision at 10 by meaning (search before hybrid search), by words, and fused (`fuse`, with its weights).
 """
 
 from __future__ import annotations
@@ -113,7 +113,7 @@ def precision(papers: pd.DataFrame, names: dict[str, str]) -> pd.DataFrame:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--per-label", type=int, default=60, metavar="N", help="papers per label (default %(default)s)")
+    parser.add_argument("--per-label", type=int, default=30, metavar="N", help="papers per label (default %(default)s)")
     args = parser.parse_args()
     corpora = [
         ("arXiv primary categories", "arxiv_2024_2026_part1.jsonl.gz", "category", ARXIV_NAMES),
