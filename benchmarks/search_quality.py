@@ -2,6 +2,7 @@
 
     .venv/bin/python benchmarks/search_quality.py                  # 30 papers per category or field
     .venv/bin/python benchmarks/search_quality.py --per-label 60   # a fairer top 10, twice the embedding
+    .venv/bin/python benchmarks/search_quality.py --seed 1         # other papers: the weights were set on seed 0
 
 A corpus whose papers carry a label is searched with each label's name as the query ("Computer Vision and
 Pattern Recognition" for cs.CV); precision at 10 is the share of the ten best matches that carry that label.
@@ -114,6 +115,7 @@ def precision(papers: pd.DataFrame, names: dict[str, str]) -> pd.DataFrame:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--per-label", type=int, default=30, metavar="N", help="papers per label (default %(default)s)")
+    parser.add_argument("--seed", type=int, default=0, help="which papers are drawn (default %(default)s)")
     args = parser.parse_args()
     corpora = [
         ("arXiv primary categories", "arxiv_2024_2026_part1.jsonl.gz", "category", ARXIV_NAMES),
@@ -123,7 +125,7 @@ def main() -> int:
         if not (DATA / file_name).exists():
             print(f"skipping {title}: {DATA / file_name} is not there", file=sys.stderr)
             continue
-        papers = labelled(file_name, column, names, args.per_label)
+        papers = labelled(file_name, column, names, args.per_label, args.seed)
         table = precision(papers, names)
         print(f"\n{title}: {len(papers):,} papers, {len(names)} queries, precision at {TOP}")
         print(table.to_string(index=False, float_format=lambda x: f"{x:.2f}"))
