@@ -36,7 +36,7 @@ MIN_PAPERS_PER_KEYWORD = 2
 CANDIDATES_PER_KEYWORD = 2  # c-TF-IDF proposes this many candidates per keyword kept
 LONGER_TERM_WINS = 0.6  # a phrase scoring at least this share of a shorter phrase in it replaces that one
 KEYWORD_POWER = 2.0  # keyword score = closeness to the topic x (relative c-TF-IDF) ** KEYWORD_POWER
-NAMING_POWER = 0.5  # the same for the terms a label is chosen from
+NAMING_POWER = 1.0  # the same for the terms a label is chosen from (0.5: as good a mean, more labels below 0.6)
 FRAGMENT_SHARE = 0.6  # a term whose topic papers mostly (this share) write it inside one longer phrase stands for it
 MAX_TERM_WORDS = 4  # as `pipeline.text.clean.phrases` cuts them
 _WORD = re.compile(TOKEN_PATTERN)
@@ -66,7 +66,7 @@ def topic_terms(
     topic's centre times a power of its relative c-TF-IDF weight (in the spirit of
     BERTopic's KeyBERTInspired). Keywords use the square, so words the topic's papers share
     rank high (they make coherent, recognisable lists); the label uses the square root,
-    so the most telling phrases name the topic ("Bandit algorithms, regret bounds").
+    so the most telling phrases name the topic ("Regret bounds").
     `centres` maps each topic id to its unit centre; topics without one (the outliers) keep
     their c-TF-IDF order.
     """
