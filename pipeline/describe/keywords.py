@@ -65,8 +65,8 @@ def topic_terms(
     c-TF-IDF proposes candidates; each is scored by how close its embedding is to the
     topic's centre times a power of its relative c-TF-IDF weight (in the spirit of
     BERTopic's KeyBERTInspired). Keywords use the square, so words the topic's papers share
-    rank high (they make coherent, recognisable lists); the label uses the square root,
-    so the most telling phrases name the topic ("Regret bounds").
+    rank high (they make coherent, recognisable lists); naming terms (fragments completed first,
+    `_completed`) use the weight itself, so the most telling phrases name the topic ("Regret bounds").
     `centres` maps each topic id to its unit centre; topics without one (the outliers) keep
     their c-TF-IDF order.
     """
