@@ -187,16 +187,19 @@ def _accepts(close: np.ndarray, evidence: np.ndarray, papers: np.ndarray) -> np.
     One step only: on 5,000 abstracts, letting papers join through papers that joined this
     way ran from "LoRA" through adapters into machine translation.
     """
-    return close & (evidence | evidence[_nearest_paper(papers)])
+    rows = np.flatnonzero(close.any(axis=1))  # only papers close to some name need their nearest paper
+    nearest_evidence = np.zeros_like(evidence)
+    nearest_evidence[rows] = evidence[_nearest_paper(papers, rows)]
+    return close & (evidence | nearest_evidence)
 
 
-def _nearest_paper(papers: np.ndarray, block: int = 2048) -> np.ndarray:
-    """Each paper's most similar other paper, a block of rows at a time to bound memory."""
-    nearest = np.empty(len(papers), dtype=np.int64)
-    for start in range(0, len(papers), block):
-        similarity = papers[start : start + block] @ papers.T
-        rows = np.arange(len(similarity))
-        similarity[rows, start + rows] = -np.inf
+def _nearest_paper(papers: np.ndarray, rows: np.ndarray, block: int = 2048) -> np.ndarray:
+    """The most similar other paper of each paper at `rows`, a block of rows at a time to bound memory."""
+    nearest = np.empty(len(rows), dtype=np.int64)
+    for start in range(0, len(rows), block):
+        chunk = rows[start : start + block]
+        similarity = papers[chunk] @ papers.T
+        similarity[np.arange(len(chunk)), chunk] = -np.inf
         nearest[start : start + block] = similarity.argmax(axis=1)
     return nearest
 
