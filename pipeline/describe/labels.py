@@ -29,6 +29,7 @@ MAX_LABEL_WORDS = 5
 GENERIC_SHARE = 0.2  # a term used by at least this share of the corpus's papers names no part of it
 BOUND_SHARE = 0.75  # a word written before (after) another content word this often is a modifier (a head)
 MIN_BOUND_USES = 3  # ... when the corpus uses it at least this often
+MIN_NAME_SHARE = 0.5  # a name scoring under this share of the topic's best term says less than that term
 LONGER_NAME_WINS = 0.8  # a name gives way to a longer name containing it that scores at least this share of it
 MIN_ACRONYM_ALONE = 3  # "RLHF" and "LoRA" may stand for their long forms; "FL" and "RL" may not
 BOUND_SAMPLE = 2000  # abstracts read for those statistics: enough, and cheap at 20k papers
@@ -92,16 +93,18 @@ def make_labels(
         names = [(t, owner[_normal(t)][1] == topic) for t in _longer_first(terms, bound, generic)]
         options = [_capitalise(" and ".join(_abbreviate(p, short) for p in parts)) for parts in _candidates(names)]
         label = next((o for o in options if _key(o) not in taken), None)
-        label = label or _fallback([t for t, _ in names] or [t for t, _ in terms], topic)
+        label = label or _fallback([t for t, _ in terms], taken, topic)
         taken.add(_key(label))
         labels.append(label)
     return labels
 
 
 def _longer_first(terms: list[tuple[str, float]], bound: BoundWords, generic: frozenset[str]) -> list[str]:
-    """The names among `terms` (`is_name`), best first, except that a name gives way to a longer name containing it
-    that scores nearly as well (`LONGER_NAME_WINS`): "agents" to "web agents", "attacks" to "jailbreak attacks"."""
-    names = [(t, score) for t, score in terms if is_name(t, bound, generic)]
+    """The names among `terms` (`is_name`, scoring at least `MIN_NAME_SHARE` of the best term), best first, except
+    that a name gives way to a longer name containing it that scores nearly as well (`LONGER_NAME_WINS`): "agents"
+    to "web agents", "attacks" to "jailbreak attacks"."""
+    floor = MIN_NAME_SHARE * max((score for _, score in terms), default=0.0)
+    names = [(t, score) for t, score in terms if score >= floor and is_name(t, bound, generic)]
     ordered: list[str] = []
     for term, score in names:
         if term in ordered:
@@ -147,9 +150,12 @@ def is_name(
     return words[-1] not in bound.modifiers and not (len(words) == 1 and words[0] in bound.heads)
 
 
-def _fallback(names: list[str], topic: int) -> str:
-    """When every name is taken: the best one with the topic's number, or a numbered topic."""
-    return f"{_capitalise(names[0])} ({topic})" if names else f"Topic {topic}"
+def _fallback(terms: list[str], taken: set[str], topic: int) -> str:
+    """When no name is left: the topic's best term no other label uses, or the best with the topic's number."""
+    free = [t for t in terms if _key(t) not in taken]
+    if free:
+        return _capitalise(free[0])
+    return f"{_capitalise(terms[0])} ({topic})" if terms else f"Topic {topic}"
 
 
 def _abbreviate(term: str, short: dict[str, str]) -> str:

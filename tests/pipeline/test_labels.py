@@ -99,6 +99,13 @@ def test_a_longer_name_that_scores_nearly_as_well_is_preferred():
     assert make_labels(naming) == ["Web agents", "Attacks"]
 
 
+def test_a_topic_without_a_name_takes_its_best_term_and_a_weak_name_gives_way_to_it():
+    naming = [[("attack", 0.18), ("models", 0.13), ("success", 0.01)], [("data", 0.3), ("analysis", 0.2)]]
+    bound = BoundWords(modifiers=frozenset(), heads=frozenset({"attack"}))
+    # "success" passes as a name but scores far below "attack"; topic 1 has no name at all ("data" is generic)
+    assert make_labels(naming, bound=bound, generic=frozenset({"models", "data"})) == ["Attack", "Analysis"]
+
+
 def test_a_fragment_is_named_by_the_phrase_its_papers_write():
     abstracts = [
         "Differential privacy for large language models.",
