@@ -14,8 +14,8 @@ from importlib import resources
 
 import numpy as np
 
-from topic_explorer.dashboard.logic.levels import Level
 from topic_explorer.dashboard.logic.safetext import shorten
+from topic_explorer.pipeline.share.levels import Level
 
 LABEL_CHARS = 32
 LABEL_FONT_PX = (13, 11)  # the chosen level's labels, then the finer levels'

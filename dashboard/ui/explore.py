@@ -12,18 +12,14 @@ import pandas as pd
 import streamlit as st
 
 from topic_explorer.dashboard.logic.data import Explorer
-from topic_explorer.dashboard.logic.export import (
-    DEFAULT_FORMAT,
-    EXPORT_FORMATS,
-    download_label,
-    export_frame,
-    file_name,
-)
+from topic_explorer.dashboard.logic.export import download_label, file_name
 from topic_explorer.dashboard.logic.figures import keyword_figure, map_figure
-from topic_explorer.dashboard.logic.identifiers import LINK_HOST
-from topic_explorer.dashboard.logic.levels import tree_rows
 from topic_explorer.dashboard.logic.maplabels import label_candidates, mapview_script
 from topic_explorer.dashboard.logic.safetext import column_title
+from topic_explorer.pipeline.share.export import DEFAULT_FORMAT, EXPORT_FORMATS, ExportFormat, export_bytes
+from topic_explorer.pipeline.share.identifiers import LINK_HOST
+from topic_explorer.pipeline.share.levels import tree_rows
+from topic_explorer.pipeline.share.selection import select
 
 SELECT_HELP = (
     "Select papers by dragging a box (or, from the map's toolbar, a lasso) over the map, or by ticking table rows. "
@@ -32,9 +28,10 @@ SELECT_HELP = (
 PLOTLY_CONFIG = {"displaylogo": False, "modeBarButtonsToRemove": ["toImage"]}
 FORMAT_KEY = "export-format"
 FORMAT_HELP = (
-    "CSV and Excel open in spreadsheets; Parquet and JSON Lines keep every value's type for data tools. "
-    "In the CSV, a text a spreadsheet could run as a formula gets an apostrophe in front; "
-    "the Excel, Parquet and JSON Lines files hold every text unchanged."
+    "CSV and Excel open in spreadsheets; Parquet and JSON Lines keep every value's type for data tools; "
+    "BibTeX and RIS go into Zotero, JabRef, EndNote or Mendeley; Map (HTML) is the map of these papers in one "
+    "file that opens offline in any browser. In the CSV, a text a spreadsheet could run as a formula gets an "
+    "apostrophe in front; the other files hold every text unchanged."
 )
 LINK_SUFFIX = " link"
 VIEW_KEY = "map-view"  # how many times the user reset the map's view
@@ -70,7 +67,7 @@ def render_selection_bar(
     rows = np.flatnonzero(selected if n_selected else shown)
     download.download_button(
         download_label(n_selected, n_shown, export.label),
-        data=partial(_export_bytes, explorer, rows, export.write, broader_labels(explorer, level)),
+        data=partial(_export_bytes, explorer, rows, export, level),
         file_name=file_name(explorer.name, export.extension),
         mime=export.mime,
         on_click="ignore",
@@ -79,20 +76,10 @@ def render_selection_bar(
     )
 
 
-def _export_bytes(
-    explorer: Explorer, rows: np.ndarray, write: Callable[[pd.DataFrame], bytes], broader: dict[int, str] | None
-) -> bytes:
-    return write(export_frame(explorer.papers.iloc[rows], explorer.topics, explorer.metadata_columns, broader))
-
-
-def broader_labels(explorer: Explorer, level: int) -> dict[int, str] | None:
-    """Each topic's broader theme: at the chosen level of detail, or the one just above the topics (None: no tree)."""
-    finest = len(explorer.levels) - 1
-    if finest == 0:
-        return None
-    groups = explorer.levels[level if level < finest else finest - 1]
-    labels = dict(zip(groups.topics["topic_id"], groups.topics["label"], strict=True))
-    return {topic: labels[group] for group, held in groups.members.items() for topic in held}
+def _export_bytes(explorer: Explorer, rows: np.ndarray, export: ExportFormat, level: int) -> bytes:
+    """Made only when the button is pressed: the same bytes `topic-explorer export` writes."""
+    selection = select(explorer.build, rows, level=level, levels=explorer.levels, order=explorer.draw_order)
+    return export_bytes(selection, export)
 
 
 def render_map(

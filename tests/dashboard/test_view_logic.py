@@ -17,9 +17,7 @@ from hypothesis import strategies as st
 
 from tests.dashboard.tinybuild import XSS, tiny_papers, tiny_topics
 from topic_explorer.dashboard.logic.data import load_explorer
-from topic_explorer.dashboard.logic.export import export_frame
 from topic_explorer.dashboard.logic.filters import ColumnFilter
-from topic_explorer.dashboard.logic.levels import tree_rows
 from topic_explorer.dashboard.logic.maplabels import label_candidates, mapview_script
 from topic_explorer.dashboard.logic.viewlink import DEFAULT_RESULTS, View, decode, encode
 from topic_explorer.dashboard.ui import timeline
@@ -27,6 +25,8 @@ from topic_explorer.dashboard.ui.explore import most_confident
 from topic_explorer.dashboard.ui.timeline import clicked_group, shares, time_column, timeline_figure, years_of
 from topic_explorer.pipeline.buildfolder.exchange import BROADER_COLUMN, from_export, is_export
 from topic_explorer.pipeline.buildfolder.write import write_build
+from topic_explorer.pipeline.share.levels import tree_rows
+from topic_explorer.pipeline.share.selection import export_frame
 
 TREE = pd.DataFrame(
     {
