@@ -7,7 +7,8 @@ lists:
 - a term the corpus uses in a large share of its papers ("learning", "models", "neural networks" in an ML
   corpus) names no part of it (`GENERIC_SHARE`);
 - a term ending in a word the corpus mostly writes before another content word ("causal", "visual",
-  "self-supervised") is a fragment, not a name (`corpus_modifiers`);
+  "self-supervised") is a fragment, not a name, and a word it mostly writes after another ("networks",
+  "tasks") is not a name alone (`bound_words`);
 - a term the corpus abbreviates takes the acronym the field uses ("low rank adaptation" -> "LoRA",
   "key value cache" -> "KV cache"), when that acronym says as much ("RLHF", not "FL");
 - a term labels the topic where it weighs most, and labels are distinct within a set of topics.
