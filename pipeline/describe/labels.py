@@ -12,7 +12,8 @@ lists:
 - a term the corpus abbreviates takes the acronym the field uses ("low rank adaptation" -> "LoRA",
   "key value cache" -> "KV cache"), when that acronym says as much ("RLHF", not "FL");
 - a term labels the topic where it weighs most, and labels are distinct within a set of topics.
-A label is one name, never two glued together ("Privacy and private"), of 1-5 words.
+A label is one name of 1-5 words; a topic whose best name another topic owns pairs it with its own best
+name sharing no word with it ("LLMs and unlearning"), never with an echo of it ("Privacy and private").
 """
 
 from __future__ import annotations
