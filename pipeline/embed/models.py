@@ -15,6 +15,7 @@ Two backends share one interface (`transform`; TF-IDF first learns its space wit
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
@@ -47,6 +48,7 @@ class Embedder(Protocol):
         ...
 
 
+_TORCH_THREADS = threading.Lock()  # held while torch's process-wide thread count is changed
 _LOADED_MODELS: dict[tuple[str, int, str], object] = {}  # one model per process (each Dask worker loads its own)
 
 
@@ -100,15 +102,14 @@ class MiniLMEmbedder:
         the arithmetic are the same, so the vectors are too.
         """
         encode = partial(model.encode, batch_size=self.batch_size, convert_to_numpy=True, normalize_embeddings=True)
-        threads = torch_threads()
-        if model.device.type != "cpu" or threads < 2 or len(pieces) <= self.batch_size:
+        if model.device.type != "cpu" or len(pieces) <= self.batch_size:
             return encode(pieces)
         order = np.argsort([-len(piece) for piece in pieces])  # `encode`'s own order, so the same batches
         batches = [
             [pieces[i] for i in order[start : start + self.batch_size]]
             for start in range(0, len(pieces), self.batch_size)
         ]
-        with one_torch_thread_each(), ThreadPoolExecutor(threads) as pool:
+        with _one_torch_thread_each() as cores, ThreadPoolExecutor(cores) as pool:
             done = np.concatenate(list(pool.map(encode, batches)))
         vectors = np.empty_like(done)
         vectors[order] = done
@@ -244,24 +245,22 @@ def embedder_for(described: dict, tfidf_state: dict[str, np.ndarray] | None, *, 
     return embedder
 
 
-def torch_threads() -> int:
-    """How many threads torch would share each batch between in this process."""
-    import torch
-
-    return torch.get_num_threads()
-
-
 @contextmanager
-def one_torch_thread_each() -> Iterator[None]:
-    """Inside, every thread that starts running torch work runs it on one core (threads started here)."""
+def _one_torch_thread_each() -> Iterator[int]:
+    """Gives the cores torch would use here, and inside, a thread started to run torch work runs it on one.
+
+    torch's thread count is one setting for the whole process: calls from several threads at once (a Dask
+    worker of two threads) take turns here, so each restores what it found.
+    """
     import torch
 
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(before)
+    with _TORCH_THREADS:
+        before = torch.get_num_threads()
+        torch.set_num_threads(1)
+        try:
+            yield before
+        finally:
+            torch.set_num_threads(before)
 
 
 def _share_cores_with_other_workers() -> None:
