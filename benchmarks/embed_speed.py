@@ -3,6 +3,7 @@
     python benchmarks/embed_speed.py --texts 1000 5000 --reps 2          # the numbers in docs/benchmarks.md
     python benchmarks/embed_speed.py --texts 1000 --reps 2 --onnx        # with an ONNX Runtime side as well
     python benchmarks/embed_speed.py --texts 100 --threads 1             # one torch thread: the work itself
+    python benchmarks/embed_speed.py --texts 200 --batch-sizes 32 64     # other batch sizes beside the default
 
 Every side embeds the same abstracts (a seeded sample of ../shared/data/ml_venues_by_field; skipped with a
 message when absent) in this process. Runs are interleaved (stock, ours, stock, ours, ...) so that a machine
@@ -50,6 +51,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--texts", type=int, nargs="+", default=[200], help="abstracts to embed (default 200)")
     parser.add_argument("--reps", type=int, default=3, help="interleaved runs of each side (default 3)")
+    parser.add_argument(
+        "--batch-sizes", type=int, nargs="+", help="ours with these windows per batch too (default: the embedder's)"
+    )
     parser.add_argument("--threads", type=int, help="torch threads for every side (default: torch's own)")
     parser.add_argument("--onnx", action="store_true", help="add ONNX Runtime over the same windows")
     parser.add_argument("--bf16", action="store_true", help="add ours with bfloat16 matrix products (autocast)")
@@ -74,6 +78,11 @@ def main() -> int:
             STOCK: lambda: stock.encode(texts, batch_size=32),
             OURS: lambda: embed_all(texts, ours, EmbeddingCache(None, ours.name)),
         }
+        for size in args.batch_sizes or []:
+            other = MiniLMEmbedder(device="cpu", batch_size=size)
+            named[f"ours, {size} windows a batch"] = lambda other=other: embed_all(
+                texts, other, EmbeddingCache(None, "b")
+            )
         if onnx is not None:
             named["ONNX Runtime, same windows"] = lambda: embed_all(texts, onnx, EmbeddingCache(None, onnx.name))
         if bf16 is not None:
