@@ -51,6 +51,8 @@ def map_figure(
     context: np.ndarray | None = None,
     labels: list[dict] | None = None,
     view: str = "map",
+    store: str = "map",
+    ranges: tuple[tuple[float, float], tuple[float, float]] | None = None,
     max_drawn: int | None = None,
 ) -> go.Figure:
     """One WebGL trace per topic (so the legend toggles topics), selected papers ringed.
@@ -58,7 +60,8 @@ def map_figure(
     `shown`, `selected` and `context` are boolean masks over `explorer.papers`; paper_id rides along as
     customdata. `context` papers are drawn grey behind the others (and cannot be selected). `labels` are
     the topic labels the browser places without overlaps at every zoom (`dashboard.logic.maplabels`); `view`
-    names the user's view: the zoom is kept while it stays the same.
+    names the user's view: the zoom is kept while it stays the same, in the browser under the name `store`.
+    `ranges` frame the map (x, y) when the view starts; None: the whole map.
     At most `max_drawn` papers (default: `map_points()`) are drawn, shown ones first, then context: a fixed
     random sample of them (`drawn_rows`) when there are more. `layout.meta` says how many papers are `shown`
     and `drawn`, and how many of the `context` are drawn (`context_drawn`). Legend counts are of every shown paper.
@@ -127,8 +130,8 @@ def map_figure(
         # A fixed legend margin keeps the plot area, and so the map, still however many topics are shown.
         "margin": {"l": 0, "r": LEGEND_PX, "t": 30, "b": 0, "autoexpand": False},
         "showlegend": True,
-        "xaxis": {"range": list(explorer.extent[0]), "visible": False},
-        "yaxis": {"range": list(explorer.extent[1]), "visible": False},
+        "xaxis": {"range": list((ranges or explorer.extent)[0]), "visible": False},
+        "yaxis": {"range": list((ranges or explorer.extent)[1]), "visible": False},
         "plot_bgcolor": "#fbfbfa",
         "hovermode": "closest",
         "dragmode": "select",
@@ -143,7 +146,7 @@ def map_figure(
             "yanchor": "top",
         },
         "uirevision": view,  # Plotly keeps the user's zoom and pan while this stays the same
-        "meta": {MAP_META: True, "view": view, "labels": labels or [], **sampled},
+        "meta": {MAP_META: True, "view": view, "store": store, "labels": labels or [], **sampled},
     }
     # Validating 20,000 points per trace costs more than building them; the structure above is fixed and tested.
     return go.Figure({"data": traces, "layout": layout}, _validate=False)

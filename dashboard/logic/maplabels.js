@@ -1,8 +1,10 @@
 // Topic Explorer's map in the browser: topic labels that never overlap at any zoom, and a zoom that
 // survives the map being drawn afresh. Installed once into the dashboard's page (dashboard/maplabels.py).
 //
-// The map's figure carries `layout.meta`: `topicExplorerMap`, `view` (the user's view; a new one after
-// "Reset view") and `labels` (best first: text t, position x/y, colour c, font size s).
+// The map's figure carries `layout.meta`: `topicExplorerMap`, `store` (names the build's kept zoom), `view` (the
+// user's view; a new one after "Reset view") and `labels` (best first: text t, position x/y, colour c, font size s).
+// The zoom is kept in the tab's sessionStorage, so it survives a reload; a new view in the same page means the
+// user reset it (or zoomed to a search's matches), so the new view's ranges replace the kept zoom.
 (function () {
   if (window.__topicExplorerMapView) return;
   window.__topicExplorerMapView = true;
@@ -14,17 +16,26 @@
   const ranges = (gd) => ({ x: gd._fullLayout.xaxis.range.slice(), y: gd._fullLayout.yaxis.range.slice() });
   const same = (a, b) => Math.abs(a[0] - b[0]) + Math.abs(a[1] - b[1]) <= 1e-9 * (1 + Math.abs(a[1] - a[0]));
 
+  const viewsDrawn = {}; // kept-zoom name -> the view this page last drew under it
+
   function remember(gd) {
     try {
-      window.sessionStorage.setItem(STORE + gd.layout.meta.view, JSON.stringify(ranges(gd)));
+      window.sessionStorage.setItem(STORE + gd.layout.meta.store, JSON.stringify(ranges(gd)));
     } catch (error) { /* storage full or disabled: the view is simply not kept */ }
   }
 
   // A map drawn afresh (new filters, a cleared selection) starts from the whole map; put the user's view back.
   function restore(gd) {
+    const key = STORE + gd.layout.meta.store, view = gd.layout.meta.view;
+    const renewed = key in viewsDrawn && viewsDrawn[key] !== view; // "Reset view" or "Zoom to matches"
+    viewsDrawn[key] = view;
+    if (renewed) {
+      remember(gd); // the new view's own ranges are the ones to keep, through a reload too
+      return false;
+    }
     let saved = null;
     try {
-      saved = JSON.parse(window.sessionStorage.getItem(STORE + gd.layout.meta.view));
+      saved = JSON.parse(window.sessionStorage.getItem(key));
     } catch (error) { saved = null; }
     if (!saved || !Array.isArray(saved.x) || !Array.isArray(saved.y)) return false;
     const now = ranges(gd);

@@ -14,7 +14,7 @@ import numpy as np
 import streamlit as st
 
 from topic_explorer.dashboard.logic.safetext import escape_markdown
-from topic_explorer.dashboard.logic.viewlink import View
+from topic_explorer.dashboard.logic.viewlink import View, default_results
 from topic_explorer.pipeline.buildfolder.read import read_manifest
 from topic_explorer.pipeline.buildfolder.schema import read_embeddings
 from topic_explorer.pipeline.errors import UserError
@@ -60,7 +60,7 @@ def render_search(path: str, manifest_version: int, view: View, passing: np.ndar
     except UserError as error:
         st.sidebar.warning(escape_markdown(str(error)))
         return None
-    return best(scores, view.results, passing)
+    return best(scores, view.results or default_results(len(passing)), passing)
 
 
 @st.cache_data(show_spinner=False, max_entries=1000)  # a few hundred bytes each; 100,000 papers take ~50 ms a paper

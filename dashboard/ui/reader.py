@@ -25,8 +25,14 @@ def reading_row(explorer: Explorer) -> int | None:
 
 
 @st.fragment  # choosing another paper reruns only this panel, not the 20,000-point map
-def render_reader(explorer: Explorer, rows: np.ndarray, selected: np.ndarray, manifest_version: int) -> None:
-    """A chosen paper's full abstract, as plain text (never markdown or HTML), then its similar papers."""
+def render_reader(
+    explorer: Explorer, rows: np.ndarray, selected: np.ndarray, stored: np.ndarray, manifest_version: int
+) -> None:
+    """A chosen paper's full abstract, as plain text (never markdown or HTML), then its similar papers.
+
+    `rows` are the shown papers, `selected` the shown selected ones (masks over every paper) and `stored` the whole
+    selection, hidden papers included.
+    """
     papers = explorer.papers
     chosen_rows = rows[selected[rows]]
     candidates = chosen_rows if len(chosen_rows) else rows
@@ -34,10 +40,11 @@ def render_reader(explorer: Explorer, rows: np.ndarray, selected: np.ndarray, ma
     pinned = st.session_state.get(PINNED_KEY)
     if pinned is not None and pinned not in options:  # a similar paper, or a linked one, hidden by the filters
         options.insert(0, pinned)
-    if st.session_state.get(READER_KEY) not in options:
-        st.session_state.pop(READER_KEY, None)  # the paper read before is filtered away: read the first one
     if not options:
+        st.session_state.pop(READER_KEY, None)
         return
+    if st.session_state.get(READER_KEY) not in options:  # the paper read before is filtered away: read the first
+        st.session_state[READER_KEY] = options[0]  # set, not dropped: the browser's box then names it too
     titles = explorer.titles
     label = "Read a selected paper" if len(chosen_rows) else "Read a paper"
     if len(candidates) > MAX_READER_OPTIONS:
@@ -59,18 +66,25 @@ def render_reader(explorer: Explorer, rows: np.ndarray, selected: np.ndarray, ma
             if urls[row] is not None:  # a link button: the page opens in a new tab; its label is our own text
                 label = f"{column_title(column)} {texts[column]} on {link_host(urls[row])} ↗"
                 st.link_button(escape_markdown(label), urls[row], key=f"reader-link-{column}")
-    _render_similar(explorer, row, selected, manifest_version)
+    shown = np.zeros(len(papers), dtype=bool)
+    shown[rows] = True
+    _render_similar(explorer, row, shown, stored, manifest_version)
 
 
-def _render_similar(explorer: Explorer, row: int, selected: np.ndarray, manifest_version: int) -> None:
+def _render_similar(explorer: Explorer, row: int, shown: np.ndarray, stored: np.ndarray, manifest_version: int) -> None:
+    """The nearest papers, each a click from being read; 'Select' only where selecting shows: a paper the filters
+    hide would be selected out of sight (counted as hidden), so its button is off and its line says why."""
     near, scores = meaning.similar(str(explorer.build.path), manifest_version, row, SIMILAR)
     st.caption(f"The {len(near)} most similar papers (cosine similarity of their abstracts' embeddings)")
     topics = explorer.table_values["topic_label"]
     for rank, (other, score) in enumerate(zip(near.tolist(), scores.tolist(), strict=True)):
         text, read_button, pick = st.columns([8, 1.2, 1.4], vertical_alignment="center")
-        text.text(f"{score:.2f}  {explorer.titles[other]}  ({topics[other]})")
+        hidden = "" if shown[other] else "  · hidden by the filters"
+        text.text(f"{score:.2f}  {explorer.titles[other]}  ({topics[other]}){hidden}")
         read_button.button("Read", key=f"similar-read-{rank}", on_click=read, args=(other,))
-        if pick.button("Select", key=f"similar-select-{rank}", disabled=bool(selected[other])):
+        why = "Selected already" if stored[other] else "The filters hide this paper: reset them to select it"
+        off = bool(stored[other] or not shown[other])
+        if pick.button("Select", key=f"similar-select-{rank}", disabled=off, help=why if off else None):
             session.add_to_selection([str(explorer.ids[other])])
             st.rerun()  # the whole page: the map rings the paper and the counts change
 
