@@ -111,19 +111,21 @@ def tree_rows(all_levels: tuple[Level, ...], shown_counts: pd.Series) -> pd.Data
     sizes = [dict(zip(level.topics["topic_id"].tolist(), level.topics["size"].tolist(), strict=True))
              for level in all_levels]  # fmt: skip
 
-    def visit(depth: int, topic_ids: tuple[int, ...]) -> None:
+    def visit(depth: int, topic_ids: tuple[int, ...], indent: int) -> None:
+        """The groups of level `depth` inside `topic_ids`, drawn `indent` steps in (a group that is its parent
+        again one level down is not repeated, so its children sit one step below the parent as drawn)."""
         level = all_levels[depth]
         for group in level.groups_of(topic_ids):
             held = level.members[group]
             if set(held) - set(topic_ids):
                 continue
-            repeat = rows and depth and rows[-1]["members"] == held  # the same group again one level down
+            repeat = depth > 0 and held == topic_ids  # the same group again one level down
             if not repeat:
-                rows.append({"topic": "    " * depth + ("└ " if depth else "") + str(labels[depth][group]),
+                rows.append({"topic": "    " * indent + ("└ " if indent else "") + str(labels[depth][group]),
                              "papers": int(sizes[depth][group]), "shown": sum(counts.get(t, 0) for t in held),
-                             "depth": depth, "members": held})  # fmt: skip
+                             "depth": indent})  # fmt: skip
             if depth + 1 < len(all_levels):
-                visit(depth + 1, held)
+                visit(depth + 1, held, indent if repeat else indent + 1)
 
-    visit(0, tuple(all_levels[-1].topics["topic_id"].tolist()))
-    return pd.DataFrame(rows, columns=["topic", "papers", "shown", "depth", "members"]).drop(columns="members")
+    visit(0, tuple(all_levels[-1].topics["topic_id"].tolist()), 0)
+    return pd.DataFrame(rows, columns=["topic", "papers", "shown", "depth"])

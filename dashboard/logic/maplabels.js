@@ -79,7 +79,8 @@
     box.__sizes = box.__nodes.map((node) => [node.offsetWidth, node.offsetHeight]); // measured once, in one pass
   }
 
-  // Best first: each label at its group's centre, or just above or below it; hidden when it would overlap.
+  // Best first: each label at its group's centre, or just above or below it, kept inside the map; hidden when it
+  // would overlap a label placed before it.
   function place(gd) {
     const box = layer(gd);
     if (!box) return;
@@ -97,8 +98,11 @@
       const cx = full.xaxis.l2p(label.x), cy = full.yaxis.l2p(label.y);
       let spot = null;
       for (const dy of [0, -1.15 * h, 1.15 * h]) {
-        const r = { l: cx - w / 2 - GAP, r: cx + w / 2 + GAP, t: cy + dy - h / 2 - GAP, b: cy + dy + h / 2 + GAP };
-        if (r.l < 0 || r.t < 0 || r.r > width || r.b > height) continue;
+        // A label near the map's edge slides inside it rather than disappearing.
+        const l = Math.min(Math.max(cx - w / 2 - GAP, 0), width - w - 2 * GAP);
+        const t = Math.min(Math.max(cy + dy - h / 2 - GAP, 0), height - h - 2 * GAP);
+        const r = { l: l, r: l + w + 2 * GAP, t: t, b: t + h + 2 * GAP };
+        if (r.l < 0 || r.t < 0) continue; // wider or taller than the whole map
         if (placed.some((p) => r.l < p.r && p.l < r.r && r.t < p.b && p.t < r.b)) continue;
         spot = r;
         break;

@@ -3,6 +3,7 @@ tree, curation that persists, topics over time, the view in the URL, and hostile
 
 from __future__ import annotations
 
+import itertools
 import json
 import shutil
 
@@ -89,42 +90,54 @@ def test_a_broader_level_recolours_relabels_and_refilters_the_map(run_app, build
     tree = read_build(build).hierarchy
     groups = tree[tree["level"] == 0]
     at = run_app(build)
-    assert at.select_slider(key=DETAIL_KEY).value == 1  # the topics themselves by default
+    finest = finest_level(build)
+    assert finest >= 2  # the tree has several levels of themes above the topics
+    assert at.select_slider(key=DETAIL_KEY).value == finest  # the topics themselves by default
     at.select_slider(key=DETAIL_KEY).set_value(0).run()
     traces = map_spec(at)["data"]
     assert len(traces) == len(groups) and {t["marker"]["color"] for t in traces}.__len__() == len(groups)
     labels = map_spec(at)["layout"]["meta"]["labels"]
     assert {label["t"] for label in labels[: len(groups)]} <= set(groups["label"])  # themes first, then finer
-    key = topics_key_for(at, 0)
+    key = topics_key_for(build, 0)
     group = int(groups["group_id"].iloc[0])
     at.multiselect(key=key).set_value([group]).run()
     size = sum(int(read_build(build).topics.set_index("topic_id").loc[t, "size"]) for t in groups["topic_ids"].iloc[0])
     assert shown_count(at) == size
-    at.select_slider(key=DETAIL_KEY).set_value(1).run()  # back to the topics: the filter is carried over
+    at.select_slider(key=DETAIL_KEY).set_value(finest).run()  # back to the topics: the filter is carried over
     assert (
         sorted(at.multiselect(key=TOPICS_KEY).value) == sorted(groups["topic_ids"].iloc[0]) and shown_count(at) == size
     )
 
 
-def topics_key_for(at: AppTest, level: int) -> str:
-    return TOPICS_KEY if level == 1 else f"{TOPICS_KEY}-level-{level}"
+def finest_level(build) -> int:
+    """The level of detail of the topics themselves: below every level of the build's tree."""
+    return int(read_build(build).hierarchy["level"].nunique())
+
+
+def topics_key_for(build, level: int) -> str:
+    return TOPICS_KEY if level == finest_level(build) else f"{TOPICS_KEY}-level-{level}"
 
 
 def test_the_topic_list_shows_the_tree(run_app, build):
     tree = read_build(build).hierarchy
     rows = topic_list(run_app(build))
     top = tree[tree["level"] == 0].sort_values("group_id")
-    themes = rows[~rows["topic"].str.startswith(" ")]
     labels = read_build(build).topics.set_index("topic_id")["label"]
-    # a theme of one topic is that topic, named as it: it is not repeated beneath itself
+    depth = ((rows["topic"].str.len() - rows["topic"].str.lstrip().str.len()) // 4).tolist()
+    names = rows["topic"].str.lstrip().str.removeprefix("└ ").tolist()
+    # The broad themes come first at the left; a theme of one topic is that topic, named as it.
     expected = [
-        labels[ids[0]] if len(ids) == 1 else label for ids, label in zip(top["topic_ids"], top["label"], strict=False)
+        labels[ids[0]] if len(ids) == 1 else label for ids, label in zip(top["topic_ids"], top["label"], strict=True)
     ]
-    assert list(themes["topic"]) == expected
-    nested = [t for ids in top["topic_ids"] if len(ids) > 1 for t in ids]
-    assert sorted(rows.loc[rows["topic"].str.startswith("    └ "), "topic"].str[6:]) == sorted(labels[nested])
-    assert list(rows["papers"].iloc[:1]) == [sum(int(read_build(build).topics.set_index("topic_id").loc[t, "size"])
-                                                 for t in top["topic_ids"].iloc[0])]  # fmt: skip
+    assert [n for n, d in zip(names, depth, strict=True) if d == 0] == expected
+    # Each row sits at most one step below the row above it, and the leaves are the topics, each once.
+    assert depth[0] == 0
+    assert all(b <= a + 1 for a, b in itertools.pairwise(depth))
+    leaves = [n for i, n in enumerate(names) if i + 1 == len(names) or depth[i + 1] <= depth[i]]
+    assert sorted(leaves) == sorted(labels[labels.index >= 0])
+    assert max(depth) >= 2  # themes, finer themes, topics
+    sizes = read_build(build).topics.set_index("topic_id")["size"]
+    assert int(rows["papers"].iloc[0]) == sum(int(sizes[t]) for t in top["topic_ids"].iloc[0])
 
 
 def test_rename_merge_move_and_undo_persist_with_the_build(run_app, build):
@@ -200,7 +213,7 @@ def test_a_link_restores_the_view_and_the_page_keeps_its_link_current(monkeypatc
     papers = read_build(build).papers
     at = AppTest.from_file(str(APP), default_timeout=60)
     at.query_params.update(
-        {"topics": "0,99", "search": "the", "about": "low-rank", "results": "10", "detail": "1",
+        {"topics": "0,99", "search": "the", "about": "low-rank", "results": "10", "detail": str(finest_level(build)),
          "f.year": "2024..2025", "f.venue": '["ICML"]', "paper": papers["paper_id"].iloc[3]}
     )  # fmt: skip
     at.run()
