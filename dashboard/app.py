@@ -58,7 +58,11 @@ stored = explorer.mask_of(selection)
 selected = stored & shown  # selected papers hidden by the filters are neither counted nor exported
 
 page.render_header(explorer)
-tabs = st.tabs(["Explore", *(["Topics over time"] if timeline.time_column(explorer) else []), "Topic quality"])
+tabs = st.tabs(
+    [page.EXPLORE, *(["Topics over time"] if timeline.time_column(explorer) else []), "Topic quality"],
+    key=page.TAB_KEY,
+    on_change="rerun",  # so a button can switch tabs (Topic quality's "Show in Explore"); every tab is still drawn
+)
 with tabs[0]:
     n_hidden = int((stored & ~shown).sum())
     explore.render_selection_bar(explorer, shown, selected, n_hidden, session.clear_selection, level, found)

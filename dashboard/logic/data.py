@@ -20,7 +20,8 @@ from topic_explorer.pipeline.buildfolder.edits import edits_version
 from topic_explorer.pipeline.buildfolder.metadata import number_text, value_text
 from topic_explorer.pipeline.buildfolder.read import read_build
 from topic_explorer.pipeline.buildfolder.schema import MANIFEST_FILE, Build
-from topic_explorer.pipeline.settings import default_sample_build
+from topic_explorer.pipeline.ingest.corpus import sample_files
+from topic_explorer.pipeline.settings import default_sample_build, default_title
 
 KEYWORDS_IN_EXPORT = 10
 DRAW_SEED = 0  # the map's sample of a big build is the same in every session and rerun
@@ -57,7 +58,20 @@ class Explorer:
 
     @property
     def name(self) -> str:
+        """The build folder's name (download file names start with it)."""
         return self.build.name
+
+    @property
+    def title(self) -> str:
+        """The corpus's name for a reader: the build's title, or one from its input files' names (older builds)."""
+        manifest = self.build.manifest
+        if isinstance(manifest.get("title"), str) and manifest["title"].strip():
+            return manifest["title"]
+        paths = [
+            i["path"] for i in manifest.get("inputs") or [] if isinstance(i, dict) and isinstance(i.get("path"), str)
+        ]
+        sample = [Path(p).name for p in paths] == [p.name for p in sample_files()]
+        return default_title([] if sample else paths) if paths else self.build.name
 
     @property
     def metadata_columns(self) -> list[str]:

@@ -74,7 +74,7 @@ def test_the_sample_page_loads_with_every_paper_on_map_and_table(run_app, sample
     assert not at.exception
     assert status(at).startswith("**Showing 38 of 38 papers**")
     n_topics = len(read_build(sample_build).topics)
-    assert at.markdown[0].value == f"### Topic Explorer · sample · 38 papers · {n_topics} topics"
+    assert at.markdown[0].value == f"### NeurIPS 2025 sample · 38 papers · {n_topics} topics"
     assert len(map_paper_ids(at)) == 38
     table = paper_table(at)
     assert len(table) == 38 and "abstract" not in table.columns
@@ -230,7 +230,7 @@ def test_the_quality_tab_explains_the_figures_and_lists_weak_topics_first(run_ap
     assert [m.label for m in at.metric] == ["Coherence (NPMI)", "Diversity", "Poorly fitting", "Topic sizes"]
     assert [m.value for m in at.metric] == ["0.05", "90%", "0%", "2 / 3 / 3"]
     quality = next(d.value for d in at.dataframe if "rating" in d.value.columns)
-    assert quality["topic"].tolist()[0] == "Graphs" and quality["rating"].tolist()[0] == "weak"
+    assert quality["topic"].tolist()[0] == "Graphs" and quality["rating"].tolist()[0] == "incoherent"
 
 
 def test_outliers_and_unusual_metadata_do_not_break_the_page(run_app, tmp_path):

@@ -10,7 +10,7 @@ import shutil
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.dashboard.test_app import map_charts, paper_table, select_on_map, selected_count, shown_count
+from tests.dashboard.test_app import map_charts, paper_table, select_on_map, selected_count, shown_count, status
 from tests.dashboard.tinybuild import XSS
 from tests.sample_groups import FEDERATED, PAPERS
 from topic_explorer.dashboard.ui.curation import MERGE_LABEL, MERGE_TOPICS, MOVE_TOPIC, RENAME_LABEL, RENAME_TOPIC
@@ -43,15 +43,20 @@ def search_by_meaning(at: AppTest, query: str) -> AppTest:
 def test_search_by_meaning_ranks_the_shown_papers_best_first(run_app, build):
     papers = read_build(build).papers
     at = search_by_meaning(run_app(build), papers["abstract"].iloc[5][:300])
-    assert not at.exception and shown_count(at) == 38  # fewer papers than the 50 best matches
+    assert not at.exception and shown_count(at) == 10  # a share of the 38 papers by default, never all of them
+    assert at.select_slider(key=RESULTS_KEY).options == ["10", "25"]  # only counts below the corpus's size
     table = paper_table(at)
     assert list(table.columns[:2]) == ["✓", "score"] and table["title"].iloc[0] == papers["title"].iloc[5]
     assert table["score"].is_monotonic_decreasing
-    at.select_slider(key=RESULTS_KEY).set_value(10).run()
-    assert shown_count(at) == 10 and len(paper_table(at)) == 10
+    assert "search by meaning on" in status(at)
+    assert any(f"down to {table['score'].iloc[-1]:.2f}" in c.value.replace("\\", "") for c in at.caption)
+    at.select_slider(key=RESULTS_KEY).set_value(25).run()
+    assert shown_count(at) == 25 and len(paper_table(at)) == 25
     traces = map_spec(at)["data"]
-    assert traces[0]["name"] == "Other papers (28)" and "customdata" not in traces[0]  # grey, not selectable
-    assert sum(len(t["customdata"]) for t in traces[1:]) == 10
+    assert traces[0]["name"] == "Other papers (13)" and "customdata" not in traces[0]  # grey, not selectable
+    assert sum(len(t["customdata"]) for t in traces[1:]) == 25
+    at.button(key="clear-about").click().run()
+    assert shown_count(at) == 38 and at.text_input(key=ABOUT_KEY).value == ""
 
 
 def test_search_by_meaning_combines_with_the_other_filters(run_app, build):

@@ -21,7 +21,7 @@ from topic_explorer.dashboard.logic.export import export_frame
 from topic_explorer.dashboard.logic.filters import ColumnFilter
 from topic_explorer.dashboard.logic.levels import tree_rows
 from topic_explorer.dashboard.logic.maplabels import label_candidates, mapview_script
-from topic_explorer.dashboard.logic.viewlink import DEFAULT_RESULTS, View, decode, encode
+from topic_explorer.dashboard.logic.viewlink import View, decode, default_results, encode, result_choices
 from topic_explorer.dashboard.ui import timeline
 from topic_explorer.dashboard.ui.explore import most_confident
 from topic_explorer.dashboard.ui.timeline import clicked_group, shares, time_column, timeline_figure, years_of
@@ -125,7 +125,7 @@ SPECS = (
 )
 def test_a_view_survives_its_link(topics, search, about, level, venues, year):
     view = View(
-        topics=topics, search=search, about=about, results=10 if about else DEFAULT_RESULTS, level=level,
+        topics=topics, search=search, about=about, results=10 if about else None, level=level,
         paper="p000000000003", ranges={"year": year}, dates={"published": ("2024-02-01", "2024-03-01")},
         choices={"venue": venues} if venues else {},
     )  # fmt: skip
@@ -204,3 +204,9 @@ def test_hostile_labels_reach_the_map_as_plain_text(tmp_path):
     explorer = load_explorer(build)
     labels = label_candidates(explorer.levels, 0, np.ones(8, bool), *xy(explorer))
     assert {label["t"] for label in labels} == {f"{XSS} {i}"[:31] + "…" for i in range(3)}
+
+
+@pytest.mark.parametrize(("papers", "default"), [(38, 10), (100, 25), (199, 25), (200, 50), (19_308, 50)])
+def test_search_by_meaning_shows_at_most_a_quarter_of_the_corpus_by_default(papers, default):
+    assert default_results(papers) == default
+    assert max(result_choices(papers)) < papers
