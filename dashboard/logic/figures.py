@@ -9,6 +9,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from topic_explorer.dashboard.logic.data import Explorer
+from topic_explorer.dashboard.logic.maplabels import GRID_CELLS
 from topic_explorer.dashboard.logic.safetext import plotly_text, shorten
 
 MAP_HEIGHT = 600
@@ -54,6 +55,7 @@ def map_figure(
     store: str = "map",
     ranges: tuple[tuple[float, float], tuple[float, float]] | None = None,
     max_drawn: int | None = None,
+    legend_title: str = "Topics",
 ) -> go.Figure:
     """One WebGL trace per topic (so the legend toggles topics), selected papers ringed.
 
@@ -61,7 +63,8 @@ def map_figure(
     customdata. `context` papers are drawn grey behind the others (and cannot be selected). `labels` are
     the topic labels the browser places without overlaps at every zoom (`dashboard.logic.maplabels`); `view`
     names the user's view: the zoom is kept while it stays the same, in the browser under the name `store`.
-    `ranges` frame the map (x, y) when the view starts; None: the whole map.
+    `ranges` frame the map (x, y) when the view starts; None: the whole map. `legend_title` names the groups
+    drawn ("Themes" at a coarse level of detail).
     At most `max_drawn` papers (default: `map_points()`) are drawn, shown ones first, then context: a fixed
     random sample of them (`drawn_rows`) when there are more. `layout.meta` says how many papers are `shown`
     and `drawn`, and how many of the `context` are drawn (`context_drawn`). Legend counts are of every shown paper.
@@ -137,7 +140,7 @@ def map_figure(
         "dragmode": "select",
         "hoverlabel": {"bgcolor": "white", "font": {"size": 12, "color": "#1f2937"}, "align": "left"},
         "legend": {
-            "title": {"text": "Topics"},
+            "title": {"text": legend_title},
             "itemsizing": "constant",
             "font": {"size": 11},
             "x": 1.01,
@@ -146,7 +149,15 @@ def map_figure(
             "yanchor": "top",
         },
         "uirevision": view,  # Plotly keeps the user's zoom and pan while this stays the same
-        "meta": {MAP_META: True, "view": view, "store": store, "labels": labels or [], **sampled},
+        "meta": {
+            MAP_META: True,
+            "view": view,
+            "store": store,
+            "labels": labels or [],
+            "grid": [*explorer.extent[0], *explorer.extent[1], GRID_CELLS],  # the labels' occupied cells' grid
+            "marker": size,  # px: a label keeps this far from its own papers
+            **sampled,
+        },
     }
     # Validating 20,000 points per trace costs more than building them; the structure above is fixed and tested.
     return go.Figure({"data": traces, "layout": layout}, _validate=False)

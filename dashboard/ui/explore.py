@@ -172,10 +172,13 @@ def render_map(
         shown,
         selected,
         context=context,
-        labels=label_candidates(explorer.levels, level, shown, *explorer.papers[["x", "y"]].to_numpy().T),
+        labels=label_candidates(
+            explorer.levels, level, shown, *explorer.papers[["x", "y"]].to_numpy().T, explorer.extent
+        ),
         view=view_name(explorer),
         store=zoom_store(explorer),
         ranges=st.session_state.get(ZOOM_KEY),
+        legend_title="Topics" if level == len(explorer.levels) - 1 else "Themes",
     )
     meta = figure.layout.meta
     note = sample_note(meta["drawn"] + meta["context_drawn"], meta["shown"] + meta["context"])
@@ -245,6 +248,7 @@ def render_table(
     st.dataframe(
         table,
         key=key,
+        placeholder="",  # a missing value is an empty cell, never the word "None"
         on_select="rerun",
         selection_mode="multi-row",
         hide_index=True,
@@ -280,8 +284,10 @@ def render_topics(explorer: Explorer, shown: np.ndarray) -> None:
         key="topic-list",
         column_config={
             "topic": st.column_config.TextColumn("Topic" if len(explorer.levels) == 1 else "Themes and topics"),
-            "papers": st.column_config.NumberColumn("Papers"),
-            "shown": st.column_config.NumberColumn("Shown", help="Papers of this topic that pass the filters"),
+            "papers": st.column_config.NumberColumn("Papers", format="localized"),
+            "shown": st.column_config.NumberColumn(
+                "Shown", format="localized", help="Papers of this topic that pass the filters"
+            ),
         },
     )
     labels = dict(zip(topics["topic_id"], topics["label"], strict=True))

@@ -7,6 +7,7 @@ import streamlit as st
 
 from topic_explorer.dashboard.logic.data import Explorer
 from topic_explorer.dashboard.logic.identifiers import link_host
+from topic_explorer.dashboard.logic.latex import latex_to_text
 from topic_explorer.dashboard.logic.safetext import column_title, escape_markdown
 from topic_explorer.dashboard.ui import meaning
 from topic_explorer.dashboard.ui import selection as session
@@ -59,9 +60,9 @@ def render_reader(
     texts = {column: value_text(paper[column]) for column in explorer.metadata_columns}
     details += [f"{column_title(column)}: {text}" for column, text in texts.items() if text is not None]
     with st.container(border=True):  # st.text everywhere: titles and abstracts are never markdown or HTML
-        st.text(paper["title"])
+        st.text(explorer.titles[row])
         st.text(" · ".join(details))
-        st.text(paper["abstract"])
+        st.text(latex_to_text(paper["abstract"]))
         for column, urls in explorer.links.items():
             if urls[row] is not None:  # a link button: the page opens in a new tab; its label is our own text
                 label = f"{column_title(column)} {texts[column]} on {link_host(urls[row])} ↗"

@@ -14,6 +14,7 @@ from tests.browser.conftest import _open
 from tests.browser.harness import running_server
 from tests.browser.test_dashboard_in_browser import box_select, status
 from tests.browser.test_explore_field_in_browser import MAP, RANGES, map_toolbar, same_ranges
+from topic_explorer.pipeline.buildfolder.read import read_build
 
 pytestmark = pytest.mark.browser
 
@@ -175,7 +176,7 @@ def test_search_by_meaning_shows_a_share_of_a_small_corpus_says_so_zooms_to_its_
     (x0, x1), (y0, y1) = page.evaluate(RANGES)
     assert (x1 - x0) * (y1 - y0) < (full[0][1] - full[0][0]) * (full[1][1] - full[1][0])
     matches = page.evaluate(
-        f"() => {MAP}.data.filter(t => t.customdata && !t.name.startsWith('Selected'))"
+        f"() => {MAP}._fullData.filter(t => t.customdata && !t.name.startsWith('Selected'))"
         ".flatMap(t => Array.from(t.x).map((x, i) => [x, t.y[i]]))"
     )
     assert len(matches) == 10 and all(x0 <= x <= x1 and y0 <= y <= y1 for x, y in matches)
@@ -183,3 +184,37 @@ def test_search_by_meaning_shows_a_share_of_a_small_corpus_says_so_zooms_to_its_
     expect(status(page)).to_contain_text("Showing 38 of 38 papers")
     expect(status(page)).not_to_contain_text("search by meaning")
     expect(about_box(page)).to_have_value("")
+
+
+LABEL_CHECK = """() => {
+    const gd = [...document.querySelectorAll('.js-plotly-plot')].find(g => g.layout && g.layout.meta
+        && g.layout.meta.topicExplorerMap);
+    const full = gd._fullLayout, area = gd.querySelector('.nsewdrag').getBoundingClientRect();
+    const nodes = [...gd.querySelectorAll('.te-map-label')];
+    return gd.layout.meta.labels.map((label, i) => {
+        const node = nodes[i], box = node.getBoundingClientRect();
+        const own = gd._fullData.filter(t => t.customdata && t.marker.color === label.c).flatMap(t => Array.from(t.x)
+            .map((x, j) => [area.left + full.xaxis.l2p(x), area.top + full.yaxis.l2p(t.y[j])]));
+        const covered = own.filter(([px, py]) => px > box.left && px < box.right && py > box.top && py < box.bottom);
+        return {text: node.textContent, visible: node.style.display !== 'none', own: own.length,
+                covered: covered.length, inside: box.left >= area.left - 1 && box.right <= area.right + 1
+                    && box.top >= area.top - 1 && box.bottom <= area.bottom + 1};
+    });
+}"""
+
+
+def test_every_topic_gets_a_whole_label_inside_the_map_that_covers_none_of_its_papers(
+    page: Page, screens: Path, sample_build
+):
+    page.locator(".te-map-label").first.wait_for(state="attached")
+    page.wait_for_timeout(1000)
+    labels = page.evaluate(LABEL_CHECK)
+    page.screenshot(path=screens / "truth-map-labels.png")
+    names = set(read_build(sample_build).topics["label"])
+    assert labels and all(label["own"] for label in labels)
+    assert [label["text"] for label in labels if not label["visible"]] == []  # none hidden, the edge's too
+    assert [label for label in labels if not label["inside"]] == []
+    assert [label for label in labels if label["covered"]] == []
+    for label in labels:
+        text = label["text"].replace("\n", " ")
+        assert text in names or (text.endswith("…") and any(n.startswith(text[:-1] + " ") for n in names)), text

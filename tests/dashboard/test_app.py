@@ -201,7 +201,8 @@ def test_html_and_markdown_in_titles_and_abstracts_are_shown_as_plain_text(run_a
     at = run_app(tiny_build)
     assert at.selectbox(key="reader").value == 0  # the first paper: hostile title and abstract
     texts = [t.value for t in at.text]
-    assert HOSTILE_TITLE in texts and HOSTILE_ABSTRACT in texts
+    shown_abstract = HOSTILE_ABSTRACT.replace("$\\mathbf{S}$", "𝐒")  # LaTeX as text; HTML and markdown as typed
+    assert HOSTILE_TITLE in texts and shown_abstract in texts and "<script>" in shown_abstract
     rendered = " ".join(m.value for m in [*at.markdown, *at.caption])
     assert "<script>" not in rendered and "<b>" not in rendered and "*JME*" not in rendered
     assert not at.get("html")

@@ -199,11 +199,24 @@ def test_the_dashboard_starts_without_the_embedding_stack(tree_build):
 
 def test_hostile_labels_reach_the_map_as_plain_text(tmp_path):
     papers = tiny_papers()
-    topics = tiny_topics().assign(label=[f"{XSS} {i}" for i in range(3)])
+    topics = tiny_topics().assign(label=[f"{i} {XSS}" for i in range(3)])
     build = write_build(tmp_path / "h", papers, topics, np.zeros((8, 2), np.float32), {})
     explorer = load_explorer(build)
     labels = label_candidates(explorer.levels, 0, np.ones(8, bool), *xy(explorer))
-    assert {label["t"] for label in labels} == {f"{XSS} {i}"[:31] + "…" for i in range(3)}
+    texts = {label["t"] for label in labels}
+    assert len(texts) == 3
+    assert all(f"{i} {XSS}".startswith(text.replace("\n", " ").rstrip("…")) for i, text in enumerate(sorted(texts)))
+
+
+def test_long_labels_take_two_lines_and_are_cut_only_after_a_whole_word(tree_build):
+    explorer = load_explorer(tree_build)
+    name = "Federated and low-rank fine-tuning of large language models across many devices"
+    explorer.levels[-1].topics.loc[0, "label"] = name
+    labels = label_candidates(explorer.levels, len(explorer.levels) - 1, np.ones(8, bool), *xy(explorer))
+    text = next(label["t"] for label in labels if label["t"].startswith("Federated"))
+    first, second = text.split("\n")
+    assert text.endswith("…") and name.startswith(text.replace("\n", " ")[:-1] + " ")
+    assert abs(len(first) - len(second)) < 12
 
 
 @pytest.mark.parametrize(("papers", "default"), [(38, 10), (100, 25), (199, 25), (200, 50), (19_308, 50)])
