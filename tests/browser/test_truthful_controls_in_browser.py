@@ -3,6 +3,7 @@ buttons show the page's state after every action, reset and reload."""
 
 from __future__ import annotations
 
+import itertools
 import re
 import shutil
 from pathlib import Path
@@ -218,3 +219,50 @@ def test_every_topic_gets_a_whole_label_inside_the_map_that_covers_none_of_its_p
     for label in labels:
         text = label["text"].replace("\n", " ")
         assert text in names or (text.endswith("…") and any(n.startswith(text[:-1] + " ") for n in names)), text
+
+
+@pytest.fixture(scope="module")
+def years_server(metadata_build, tmp_path_factory):
+    """The dashboard on a build whose papers have a year (2023 to 2025) and a venue."""
+    with (tmp_path_factory.mktemp("server") / "serve.log").open("w") as log, running_server(metadata_build, log) as url:
+        yield url
+
+
+TIMELINE = """() => {
+    const gd = [...document.querySelectorAll('.js-plotly-plot')].find(g => g.layout && g.layout.barmode === 'stack');
+    return gd && gd._fullData.length ? {
+        ticks: gd._fullLayout.xaxis.ticktext || [], years: gd._fullLayout.xaxis.tickvals || [],
+        traces: gd._fullData.map(t => ({name: t.name, colour: t.marker.color, x: Array.from(t.x), y: Array.from(t.y),
+                                        group: t.customdata ? t.customdata[0][0] : null}))} : null;
+}"""
+
+
+def rgb_distance(a: str, b: str) -> float:
+    return sum((int(a[i : i + 2], 16) - int(b[i : i + 2], 16)) ** 2 for i in (1, 3, 5)) ** 0.5
+
+
+def test_topics_over_time_keeps_its_meaning_after_a_click(browser, years_server, screens: Path):
+    page = _open(browser, years_server)
+    try:
+        page.get_by_role("tab", name="Topics over time").click()
+        expect(page.get_by_text(re.compile(r"^Each bar is a year"))).to_be_visible()
+        assert not page.get_by_text("(year)").count()
+        chart = page.wait_for_function(TIMELINE).json_value()
+        assert len(chart["ticks"]) == len(chart["years"]) == 3 and all("papers" in t for t in chart["ticks"])
+        colours = [t["colour"] for t in chart["traces"]]
+        assert all(rgb_distance(a, b) >= 35 for a, b in itertools.pairwise(colours)), colours
+        page.screenshot(path=screens / "truth-timeline.png")
+        bar = page.locator(".barlayer .trace .point path").locator("visible=true").first.bounding_box()
+        page.mouse.click(bar["x"] + bar["width"] / 2, bar["y"] + bar["height"] / 2)  # the first topic's first bar
+        expect(status(page)).not_to_contain_text("Showing 38 of 38", timeout=30_000)
+        page.wait_for_function(f"() => {{ const c = ({TIMELINE})(); return c && c.traces.length === 1; }}")
+        (own,) = page.evaluate(TIMELINE)["traces"]
+        assert own["group"] == chart["traces"][0]["group"] and 0 < max(own["y"]) < 1  # its share of all papers
+        page.screenshot(path=screens / "truth-timeline-one-topic.png")
+        page.get_by_text("Papers", exact=True).click()  # the counts mode
+        page.wait_for_function(f"() => ({TIMELINE})().traces[0].y.some(y => y >= 1)")
+        counts = page.evaluate(TIMELINE)["traces"][0]["y"]
+        shown = int(re.search(r"Showing (\d+) of", status(page).inner_text()).group(1))
+        assert sum(counts) == shown
+    finally:
+        page.context.close()

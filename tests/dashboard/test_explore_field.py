@@ -204,10 +204,13 @@ def test_topics_over_time_charts_shares_per_year_and_a_click_filters(run_app, bu
     for year in years:  # shares of each year add up to one
         assert sum(y for bar in bars for x, y in zip(bar["x"], bar["y"], strict=True) if x == year) == pytest.approx(1)
     topic = int(bars[0]["customdata"][0][0])
-    at.session_state[TIMELINE_KEY] = {"selection": {"points": [{"customdata": [topic, 1]}]}}
+    at.session_state[TIMELINE_KEY] = {"selection": {"points": [{"customdata": [topic, 1, 0.1]}]}}
     at.run()
     assert at.multiselect(key=TOPICS_KEY).value == [topic]
     assert shown_count(at) == int(read_build(build).topics.set_index("topic_id").loc[topic, "size"])
+    chart = next(c for c in at.get("plotly_chart") if c.key == TIMELINE_KEY)
+    (own,) = json.loads(chart.proto.spec)["data"]  # the topic's own trend: a share of all papers, not 100%
+    assert max(own["y"]) < 1
 
 
 def test_a_link_restores_the_view_and_the_page_keeps_its_link_current(monkeypatch, build):
