@@ -159,11 +159,45 @@
       place(gd);
     });
     gd.on("plotly_relayouting", () => place(gd));
-    gd.on("plotly_afterplot", () => drawn(gd));
+    gd.on("plotly_afterplot", () => {
+      dropGhosts();
+      drawn(gd);
+    });
+    dropGhosts();
     drawn(gd);
   }
 
+  // A changed figure is a new element to Streamlit, which keeps the old one, faded, below it until the whole
+  // rerun ends (seconds at 20,000 papers): hide such a ghost map as soon as the new one is there.
+  const staleOf = (gd) => gd.closest("[data-stale]");
+  function dropGhosts() {
+    ghostsDue = false;
+    document.querySelectorAll("[data-te-ghost]").forEach((holder) => {
+      if (holder.dataset.stale !== "true") { // the element was reused for something current: show it again
+        holder.style.display = "";
+        delete holder.dataset.teGhost;
+      }
+    });
+    const maps = [...document.querySelectorAll(".js-plotly-plot")].filter(isMap);
+    if (maps.length < 2 || !maps.some((gd) => staleOf(gd) && staleOf(gd).dataset.stale === "false")) return;
+    maps.forEach((gd) => {
+      const holder = staleOf(gd);
+      if (holder && holder.dataset.stale === "true") {
+        holder.dataset.teGhost = "1";
+        holder.style.display = "none";
+      }
+    });
+  }
+  let ghostsDue = false;
+  new MutationObserver(() => {
+    if (!ghostsDue) {
+      ghostsDue = true;
+      window.requestAnimationFrame(dropGhosts);
+    }
+  }).observe(document.body, { subtree: true, childList: true, attributes: true, attributeFilter: ["data-stale"] });
+
   window.setInterval(() => {
+    dropGhosts();
     document.querySelectorAll(".js-plotly-plot").forEach((gd) => {
       if (!hooked.has(gd) && isMap(gd)) hook(gd);
       else if (hooked.has(gd) && isMap(gd) && !gd.querySelector(".te-map-labels")) place(gd);

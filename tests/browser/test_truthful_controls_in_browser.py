@@ -266,3 +266,27 @@ def test_topics_over_time_keeps_its_meaning_after_a_click(browser, years_server,
         assert sum(counts) == shown
     finally:
         page.context.close()
+
+
+VISIBLE_MAPS = """() => [...document.querySelectorAll('.js-plotly-plot')]
+    .filter(g => g.layout && g.layout.meta && g.layout.meta.topicExplorerMap && g.getClientRects().length).length"""
+
+
+def test_a_box_selection_leaves_no_ghost_of_the_old_map(page: Page):
+    box_select(page, right=0.6, bottom=0.6)
+    ghost = page.evaluate(
+        f"""() => new Promise(done => {{
+            let counted = null, last = null;
+            const look = () => {{
+                const now = performance.now();
+                const status = [...document.querySelectorAll('[data-testid=stMarkdownContainer] p')]
+                    .some(p => /· [1-9]\\d* selected/.test(p.innerText));
+                if (status && counted === null) counted = now;
+                if (({VISIBLE_MAPS})() > 1) last = now;
+                counted !== null && now - counted > 3000 ? done(last === null ? 0 : last - counted)
+                    : requestAnimationFrame(look);
+            }};
+            look();
+        }})"""
+    )
+    assert ghost < 250  # ms after the count changed that the old map still showed, faded, below the new one
