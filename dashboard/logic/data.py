@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 from dataclasses import dataclass
-from itertools import repeat
 from pathlib import Path
 
 import numpy as np
@@ -105,7 +104,7 @@ def load_explorer(path: Path) -> Explorer:
     papers = build.papers.reset_index(drop=True)
     titles = np.array([latex_to_text(title) for title in papers["title"].tolist()], dtype=object)
     with_abstracts = len(papers) <= HOVER_ABSTRACTS_UP_TO
-    previews = (latex_to_text(preview(a)) for a in papers["abstract"]) if with_abstracts else repeat(None)
+    previews = [latex_to_text(preview(a)) for a in papers["abstract"]] if with_abstracts else [None] * len(papers)
     columns = (titles, papers["topic_label"], previews)
     identifiers = tuple(c for c in build.metadata_columns if is_identifier(c, papers[c]))
     search = (papers["title"].astype(str) + "\n" + papers["abstract"].astype(str)).str.lower()
