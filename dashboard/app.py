@@ -72,7 +72,7 @@ with tabs[0]:
     explore.render_map(explorer, level, shown, selected, map_key(state.generation), context)
     if len(rows):
         scores = None if found is None else found.scores
-        explore.render_table(explorer, rows, selected, table_key(state.generation), scores)
+        explore.render_table(explorer, rows, selected, table_key(state.table_generation), scores)
     reader_column, topics_column = st.columns([3, 2], gap="large")
     with reader_column:
         reader.render_reader(explorer, rows, selected, stored, version[0])

@@ -219,12 +219,14 @@ def render_table(
 ) -> None:
     """The shown papers, sortable, with row selection; no abstracts (they would make 20,000 rows slow).
 
+    The selected papers come ticked: the row checkboxes are the table's one record of the selection, map's included
+    (`key` is renewed whenever the selection changes elsewhere).
+
     With `scores` (a search by meaning), `rows` come best first and each shows its similarity to the query.
     """
     papers = explorer.papers
     table = pd.DataFrame(
         {
-            "✓": pd.Categorical.from_codes(selected[rows].astype(np.int8), categories=["", "✓"]),
             **({"score": scores} if scores is not None else {}),
             "title": explorer.titles[rows],
             "topic": explorer.table_values["topic_label"][rows],
@@ -251,10 +253,10 @@ def render_table(
         placeholder="",  # a missing value is an empty cell, never the word "None"
         on_select="rerun",
         selection_mode="multi-row",
+        selection_default={"selection": {"rows": np.flatnonzero(selected[rows]).tolist()}},  # its one tick column
         hide_index=True,
         height=420,
         column_config={
-            "✓": st.column_config.TextColumn("✓", width=40, help="Selected for export"),
             "score": st.column_config.NumberColumn(
                 "Score", format="%.3f", help="Cosine similarity to the search by meaning, best first"
             ),

@@ -290,3 +290,34 @@ def test_a_box_selection_leaves_no_ghost_of_the_old_map(page: Page):
         }})"""
     )
     assert ghost < 250  # ms after the count changed that the old map still showed, faded, below the new one
+
+
+def test_no_internal_name_or_placeholder_reaches_the_page(page: Page, ids_page: Page):
+    assert page.title() == "NeurIPS 2025 sample · Topic Explorer"
+    expect(page.get_by_role("heading", name=re.compile(r"^NeurIPS 2025 sample · 38 papers"))).to_be_visible()
+    page.get_by_role("tab", name="Topic quality").click()
+    expect(page.get_by_text(re.compile(r"papers compared by meaning"))).to_be_visible()
+    body = page.locator("body").inner_text()
+    assert not any(raw in body for raw in ("MiniLM-L6-v2/windows", "tfidf-svd", "kept as -1", "sample-build"))
+    page.get_by_role("tab", name="Explore").click()
+    detail = page.get_by_test_id("stSidebar").get_by_role("slider").first
+    detail.focus()
+    detail.press("Home")  # the broadest themes
+    page.wait_for_function(f"() => {MAP}._fullLayout.legend.title.text === 'Themes'")
+    # the tiny build: an abstract with LaTeX, and a paper whose keywords are missing
+    expect(ids_page.get_by_test_id("stText").filter(has_text="with 𝐒 markup").first).to_be_visible()
+    assert not ids_page.get_by_test_id("stText").filter(has_text="$\\mathbf").count()
+    cells = ids_page.locator("[data-testid=stDataFrame] table[aria-rowcount]").first.locator("td").all_inner_texts()
+    assert cells and "None" not in [cell.strip() for cell in cells]
+
+
+def test_a_topic_opens_in_the_explore_tab_from_topic_quality(page: Page, sample_build):
+    page.get_by_role("tab", name="Topic quality").click()
+    expect(page.get_by_text("catch-all").first).to_be_visible()  # the legend of the ratings names it
+    pick = page.get_by_role("combobox", name="Topic to look at")
+    name = pick.input_value()
+    page.get_by_role("button", name="Show in Explore").click()
+    expect(page.get_by_role("tab", name="Explore")).to_have_attribute("aria-selected", "true")
+    size = int(read_build(sample_build).topics.set_index("label").loc[name, "size"])
+    expect(status(page)).to_contain_text(f"Showing {size} of 38 papers")
+    expect(page.get_by_role("combobox", name="Topic details")).to_have_value(name)
