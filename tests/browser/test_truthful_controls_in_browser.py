@@ -321,3 +321,11 @@ def test_a_topic_opens_in_the_explore_tab_from_topic_quality(page: Page, sample_
     size = int(read_build(sample_build).topics.set_index("label").loc[name, "size"])
     expect(status(page)).to_contain_text(f"Showing {size} of 38 papers")
     expect(page.get_by_role("combobox", name="Topic details")).to_have_value(name)
+
+
+def test_the_table_has_one_tick_column_ticked_with_the_maps_selection(page: Page):
+    table = page.locator("[data-testid=stDataFrame] table[aria-rowcount]").first
+    assert "✓" not in table.locator("th").all_inner_texts()
+    box_select(page, right=0.6, bottom=0.6)
+    expect(status(page)).to_contain_text(re.compile(r"· [1-9]\d* selected"))
+    expect(table.locator("tbody tr[aria-selected=true]").first).to_be_attached()  # the map's choice, ticked
