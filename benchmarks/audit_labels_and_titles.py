@@ -2,14 +2,17 @@
 
     .venv/bin/python benchmarks/audit_labels_and_titles.py                  # sample and ml5k
     .venv/bin/python benchmarks/audit_labels_and_titles.py --corpora sample # a minute
+    .venv/bin/python benchmarks/audit_labels_and_titles.py --titles-only    # docs/title-audit.md alone, no build
 
 The label audit lists, per topic, its label, top keywords and three most representative
 titles (the papers closest to the topic's centre), for the bundled sample and for 5,000
 ml_venues abstracts (the seeded sample `compare_with_bertopic.py` draws; skipped when
-../shared/data is absent). The title audit lists every derived title of the sample beside
-the abstract's first sentence. What a reader writes in the docs survives a rerun: the notes
-between the `reader-notes` markers, and each title's verdict as long as the title is unchanged
-(a changed title is marked "to review"). Builds use the default settings and the embedding
+../shared/data is absent). The title audit gives the figures of `title_scores.py` (derived
+titles against real ones, real titles hidden, beside the first sentence and the commits before
+and after titles got worse) and lists every derived title of the sample beside the abstract's
+first sentence. What a reader writes in the docs survives a rerun: the notes between the
+`reader-notes` markers, and each title's verdict as long as the title is unchanged (a changed
+title is marked "to review"). Builds use the default settings and the embedding
 cache ($TOPIC_EXPLORER_CACHE), so a rerun after a clustering change embeds nothing new.
 """
 
@@ -22,10 +25,12 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import title_scores
 from compare_with_bertopic import corpus_files
 
 from topic_explorer.pipeline.build import run_build
 from topic_explorer.pipeline.buildfolder.read import read_build
+from topic_explorer.pipeline.ingest.corpus import load_corpus, sample_files
 from topic_explorer.pipeline.settings import BuildSettings
 from topic_explorer.pipeline.text.clean import strip_markup
 
@@ -33,6 +38,8 @@ DOCS = Path(__file__).resolve().parents[1] / "docs"
 KEYWORDS_SHOWN = 8
 TITLES_SHOWN = 3
 COMMAND = "`.venv/bin/python benchmarks/audit_labels_and_titles.py` (add `--corpora sample` for the sample only)"
+TITLE_COMMAND = "`.venv/bin/python benchmarks/audit_labels_and_titles.py --titles-only`"
+COMPARED = ("819a271", "8f75936")  # the commits between which derived titles got worse (issue 20)
 _NOTES = re.compile(r"<!-- reader-notes:(?P<corpus>\w+) -->\n(?P<notes>.*?)<!-- /reader-notes -->", re.DOTALL)
 _VERDICT_ROW = re.compile(
     r"^\| `(?P<id>p[0-9a-f]{12})` \| (?P<title>.*?) \| .*? \| (?P<verdict>[^|]*) \|$", re.MULTILINE
@@ -42,8 +49,13 @@ _VERDICT_ROW = re.compile(
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--corpora", nargs="+", choices=("sample", "ml5k"), default=["sample", "ml5k"])
+    parser.add_argument("--titles-only", action="store_true", help="write docs/title-audit.md alone (no builds)")
     args = parser.parse_args()
     label_doc, title_doc = DOCS / "label-audit.md", DOCS / "title-audit.md"
+    if args.titles_only:
+        write_title_audit(load_corpus(sample_files()).papers, title_doc)
+        print(f"wrote {title_doc}", file=sys.stderr)
+        return 0
     notes = _kept_notes(label_doc)
     sections = _kept_sections(label_doc)
     with tempfile.TemporaryDirectory() as scratch:
@@ -57,7 +69,7 @@ def main() -> int:
             run_build(paths, build, BuildSettings())
             sections[name] = label_section(name, read_build(build), notes.get(name, ""))
             if name == "sample":
-                title_doc.write_text(title_audit(read_build(build), _kept_verdicts(title_doc)), encoding="utf-8")
+                write_title_audit(read_build(build).papers, title_doc)
     label_doc.write_text(label_audit(sections), encoding="utf-8")
     print(f"wrote {label_doc} and {title_doc}", file=sys.stderr)
     return 0
@@ -96,19 +108,52 @@ def label_audit(sections: dict[str, str]) -> str:
     return "\n".join(head) + "\n".join(sections[name] for name in ("sample", "ml5k") if name in sections)
 
 
-def title_audit(build, verdicts: dict[str, tuple[str, str]]) -> str:
+def write_title_audit(papers, doc: Path) -> None:
+    """docs/title-audit.md: the measured figures, then the sample's titles with the reader's kept verdicts and notes."""
+    sample_list = title_scores.samples()
+    figures = None
+    if sample_list:
+        print("scoring derived titles against real ones ...", file=sys.stderr, flush=True)
+        derivers = {f"at {commit}": title_scores.deriver_at(commit) for commit in COMPARED}
+        figures = title_scores.table(title_scores.score(sample_list, derivers))
+    notes = _kept_notes(doc).get("titles", "")
+    doc.write_text(title_audit(papers, _kept_verdicts(doc), figures, notes), encoding="utf-8")
+
+
+def title_audit(papers, verdicts: dict[str, tuple[str, str]], figures: str | None, notes: str) -> str:
+    measured = figures or "_Not measured here: ../shared/data, with the corpora's real titles, is absent._"
     lines = [
-        "# Title audit: the derived titles of the bundled sample",
+        "# Title audit: derived titles, measured and read",
         "",
-        "The sample's 38 abstracts come without titles; each title is derived from its abstract",
-        f"(`pipeline/titles.py`). Regenerate with {COMMAND}; a verdict is kept while its title is",
-        "unchanged. Beside each title, the abstract's first sentence, which the title should beat.",
+        "Papers without a title get one derived from the abstract (`pipeline/describe/titles.py`).",
+        f"Regenerate with {TITLE_COMMAND} (or with the label audit, {COMMAND});",
+        "a verdict is kept while its title is unchanged, and the notes between the markers are kept.",
+        "",
+        "## Measured: how close derived titles come to the real ones",
+        "",
+        f"Seeded samples of {title_scores.SAMPLE_SIZE} papers from corpora that carry their real titles; each",
+        "derived title (real title hidden) against the real one, by the cosine of their MiniLM embeddings",
+        "(`benchmarks/title_scores.py`). Columns: the abstract's first sentence (the baseline), this tree's",
+        f"titles, and the titles of commits {' and '.join(COMPARED)} (before and after titles got worse);",
+        "then the share of this tree's titles at least as close as the first sentence, and what deriving",
+        "costs (each version timed in the same run).",
+        "",
+        measured,
+        "",
+        "<!-- reader-notes:titles -->",
+        (notes or "_What made titles worse, and what a reader would still rewrite: to be written._\n").rstrip(),
+        "<!-- /reader-notes -->",
+        "",
+        "## Read: the derived titles of the bundled sample",
+        "",
+        "The sample's 38 abstracts come without titles. Beside each title, the abstract's first sentence,",
+        "which the title should beat.",
         "",
         "| paper | derived title | abstract's first sentence | verdict |",
         "|---|---|---|---|",
     ]
     given = []
-    for paper in build.papers.itertuples():
+    for paper in papers.itertuples():
         kept_title, verdict = verdicts.get(paper.paper_id, ("", ""))
         verdict = verdict if kept_title == _cell(paper.title) else "to review"
         given.append(verdict.split(":", 1)[0].split(" (", 1)[0])

@@ -46,7 +46,7 @@ view = sidebar.render_filters(explorer)
 urlstate.write(explorer, view)
 level = len(explorer.levels) - 1 if view.level is None else view.level
 passing = shown_mask(str(build_path), version, sidebar.filters_of(view))
-found = meaning.render_search(str(build_path), version[0], view, passing)
+found = meaning.render_search(str(build_path), version[0], explorer.papers, view, passing)
 shown = passing if found is None else np.isin(np.arange(len(passing)), found.rows)
 rows = np.flatnonzero(shown) if found is None else found.rows
 x, y = explorer.papers["x"].to_numpy(), explorer.papers["y"].to_numpy()

@@ -1,7 +1,7 @@
 """Start the Streamlit server on a build with the dashboard's settings, however the package was installed.
 
-`python -m topic_explorer.dashboard.launch BUILD --port P --host H` (what `topic-explorer serve` runs). The
-settings' one home is the repository's `.streamlit/config.toml`, which `streamlit run dashboard/app.py` reads
+`python -m topic_explorer.dashboard.launch BUILD --port P --host H [--allow-edits]` (what `topic-explorer serve`
+runs). The settings' one home is the repository's `.streamlit/config.toml`, which `streamlit run dashboard/app.py` reads
 from a clone and which installs as package data; they are passed as flags, which Streamlit ranks above any
 config file, so an installed copy run from any folder behaves as a clone does.
 """
@@ -31,6 +31,8 @@ def _settings_file() -> Path:
 
 SETTINGS = _settings_file()
 BUILD_ENV = "TOPIC_EXPLORER_BUILD"
+ALLOW_EDITS_ENV = "TOPIC_EXPLORER_ALLOW_EDITS"  # "1": topics can be edited on any address (`serve --allow-edits`)
+SERVED_BY_FLAGS = ("server.address", "server.port")  # passed as their own flags: not from the settings file
 
 
 def streamlit_flags() -> list[str]:
@@ -40,6 +42,7 @@ def streamlit_flags() -> list[str]:
         f"--{section}.{key}={_toml_value(value)}"
         for section, values in settings.items()
         for key, value in values.items()
+        if f"{section}.{key}" not in SERVED_BY_FLAGS
     ]
 
 
@@ -70,22 +73,30 @@ def is_loopback(host: str) -> bool:
     return bool(addresses) and all(ipaddress.ip_address(a.split("%")[0]).is_loopback for a in addresses)
 
 
-def exposure_warning(host: str, port: int) -> str | None:
-    """One line for a server other machines can reach: the dashboard has no login."""
+def exposure_warning(host: str, port: int, allow_edits: bool = False) -> str | None:
+    """One line for a server other machines can reach: what anyone there can do (there is no login)."""
     if is_loopback(host):
         return None
-    return (
-        f"warning: listening on {host}, port {port}: anyone who can reach this port can read every paper in the "
-        "build (there is no login); use --host localhost to keep it to this machine"
-    )
+    if allow_edits:
+        allowed = (
+            "can read and export every paper in the build and rename, merge and move its topics for everyone "
+            "(--allow-edits; there is no login)"
+        )
+    else:
+        allowed = (
+            "can read and export every paper in the build (there is no login); editing topics is off "
+            "(--allow-edits turns it on)"
+        )
+    keep = "use --host localhost to keep it to this machine"
+    return f"warning: listening on {host}, port {port}: anyone who can reach this port {allowed}; {keep}"
 
 
-def launch(build: Path, *, port: int, host: str) -> NoReturn:
+def launch(build: Path, *, port: int, host: str, allow_edits: bool = False) -> NoReturn:
     """Replace this process with the Streamlit server on `build` (so signals reach the server itself)."""
-    warning = exposure_warning(host, port)
+    warning = exposure_warning(host, port, allow_edits)
     if warning:
         print(warning, file=sys.stderr)
-    env = {**os.environ, BUILD_ENV: str(Path(build).resolve())}
+    env = {**os.environ, BUILD_ENV: str(Path(build).resolve()), ALLOW_EDITS_ENV: "1" if allow_edits else "0"}
     print(f"Topic Explorer: http://{host}:{port}  (Ctrl+C to stop)", file=sys.stderr, flush=True)
     command = streamlit_command(port=port, host=host)
     os.execve(command[0], command, env)
@@ -96,8 +107,9 @@ def main(argv: list[str] | None = None) -> NoReturn:
     parser.add_argument("build", type=Path)
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--host", required=True)
+    parser.add_argument("--allow-edits", action="store_true")
     args = parser.parse_args(argv)
-    launch(args.build, port=args.port, host=args.host)
+    launch(args.build, port=args.port, host=args.host, allow_edits=args.allow_edits)
 
 
 if __name__ == "__main__":

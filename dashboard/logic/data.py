@@ -12,10 +12,7 @@ import pandas as pd
 
 from topic_explorer.dashboard.launch import BUILD_ENV
 from topic_explorer.dashboard.logic.filters import ColumnFilter, column_filters
-from topic_explorer.dashboard.logic.identifiers import is_identifier, paper_link, search_text
 from topic_explorer.dashboard.logic.latex import latex_to_text
-from topic_explorer.dashboard.logic.levels import Level, levels
-from topic_explorer.dashboard.logic.palette import topic_colours
 from topic_explorer.dashboard.logic.safetext import hover_html, preview
 from topic_explorer.pipeline.buildfolder.edits import edits_version
 from topic_explorer.pipeline.buildfolder.metadata import number_text, value_text
@@ -23,9 +20,10 @@ from topic_explorer.pipeline.buildfolder.read import read_build
 from topic_explorer.pipeline.buildfolder.schema import MANIFEST_FILE, Build
 from topic_explorer.pipeline.ingest.corpus import sample_files
 from topic_explorer.pipeline.settings import default_sample_build, default_title
+from topic_explorer.pipeline.share.identifiers import is_identifier, paper_link, search_text
+from topic_explorer.pipeline.share.levels import Level, laid_out_topics, levels, rows_by_topic
+from topic_explorer.pipeline.share.sample import draw_order, map_extent
 
-KEYWORDS_IN_EXPORT = 10
-DRAW_SEED = 0  # the map's sample of a big build is the same in every session and rerun
 HOVER_ABSTRACTS_UP_TO = 5_000  # papers: in bigger builds the map's hover leaves out the abstract's start, which is
 # two thirds of the map's bytes (19,308 papers: 9 MB of figure, sent again on every selection); the reader shows it
 TABLE_DECIMALS = 4  # Streamlit's table rounds decimals to this many places; columns needing more are shown as text
@@ -111,8 +109,8 @@ def load_explorer(path: Path) -> Explorer:
     for column in identifiers:
         search = search + "\n" + search_text(papers[column])
     links = {column: np.array([paper_link(value) for value in papers[column]], dtype=object) for column in identifiers}
-    topics = _topics_with_layout(build.topics, papers)
-    topic_rows = {int(t): np.asarray(rows) for t, rows in papers.groupby("topic_id").indices.items()}
+    topics = laid_out_topics(build.topics, papers)
+    topic_rows = rows_by_topic(papers)
     text_columns = frozenset(identifiers).union(c for c in build.metadata_columns if _rounded_in_table(papers[c]))
     return Explorer(
         build=build,
@@ -121,7 +119,7 @@ def load_explorer(path: Path) -> Explorer:
         hover=np.array([hover_html(*texts) for texts in zip(*columns, strict=True)], dtype=object),
         topics=topics,
         topic_rows=topic_rows,
-        extent=_extent(papers),
+        extent=map_extent(papers["x"].to_numpy(dtype=float), papers["y"].to_numpy(dtype=float)),
         column_filters=tuple(column_filters(papers, build.metadata_columns)),
         identifiers=identifiers,
         links={column: urls for column, urls in links.items() if any(url is not None for url in urls)},
@@ -130,7 +128,7 @@ def load_explorer(path: Path) -> Explorer:
         ids=papers["paper_id"].to_numpy(dtype=object),
         titles=titles,
         table_values={c: _table_values(papers[c], c in text_columns) for c in ["topic_label", *build.metadata_columns]},
-        draw_order=np.random.default_rng(DRAW_SEED).permutation(len(papers)),
+        draw_order=draw_order(len(papers)),
         row_of={paper_id: row for row, paper_id in enumerate(papers["paper_id"].tolist())},
     )
 
@@ -151,25 +149,3 @@ def _rounded_in_table(values: pd.Series) -> bool:
         return False
     texts = (number_text(value) for value in values.dropna())
     return any(len(text.partition(".")[2]) > TABLE_DECIMALS for text in texts)
-
-
-def _topics_with_layout(topics: pd.DataFrame, papers: pd.DataFrame) -> pd.DataFrame:
-    missing = papers.loc[~papers["topic_id"].isin(topics["topic_id"])].groupby("topic_id")["topic_label"]
-    extra = pd.DataFrame({"label": missing.first(), "size": missing.size()}).reset_index()
-    if len(extra):  # a topic with papers but no row in topics.parquet still gets a colour and a filter entry
-        extra = extra.assign(keywords=[[]] * len(extra), keyword_weights=[[]] * len(extra), named=False)
-        topics = pd.concat([topics, extra.assign(coherence=np.nan)], ignore_index=True)
-    topics = topics.sort_values("topic_id").reset_index(drop=True).copy()
-    topics["colour"] = topics["topic_id"].map(topic_colours(topics["topic_id"].tolist()))
-    topics["top_keywords"] = topics["keywords"].map(lambda words: "; ".join(words[:KEYWORDS_IN_EXPORT]))
-    return topics
-
-
-def _extent(papers: pd.DataFrame, pad: float = 0.04) -> tuple[tuple[float, float], tuple[float, float]]:
-    ranges = []
-    for column in ("x", "y"):
-        values = papers[column].to_numpy(dtype=float)
-        low, high = (float(np.nanmin(values)), float(np.nanmax(values))) if len(values) else (0.0, 1.0)
-        margin = max(high - low, 1e-6) * pad
-        ranges.append((low - margin, high + margin))
-    return ranges[0], ranges[1]

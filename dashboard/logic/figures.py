@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import os
 
 import numpy as np
 import plotly.graph_objects as go
@@ -11,32 +10,14 @@ import plotly.graph_objects as go
 from topic_explorer.dashboard.logic.data import Explorer
 from topic_explorer.dashboard.logic.maplabels import GRID_CELLS
 from topic_explorer.dashboard.logic.safetext import plotly_text, shorten
+from topic_explorer.pipeline.share.sample import drawn_rows, map_points
 
 MAP_HEIGHT = 600
 LEGEND_PX = 270
 LEGEND_CHARS = 34  # longer labels are cut so the legend fits its fixed margin
 SELECTED_OUTLINE = "#1f2937"
-CONTEXT_COLOUR = "#d4d4d4"  # papers shown for context only: they pass the filters but not the search by meaning
+CONTEXT_COLOUR = "#d4d4d4"  # context only: papers that pass the filters but are not the search's best matches
 MAP_META = "topicExplorerMap"  # marks the map for its label layer (dashboard/maplabels.js)
-MAX_DRAWN = 20_000  # a map of more papers draws a sample of this many; counts, selection and export take all
-MAP_POINTS_ENV = "TOPIC_EXPLORER_MAP_POINTS"  # overrides MAX_DRAWN (a fast machine may draw more)
-
-
-def map_points() -> int:
-    """The most papers a map draws: $TOPIC_EXPLORER_MAP_POINTS when it is a whole number >= 1, else `MAX_DRAWN`."""
-    value = os.environ.get(MAP_POINTS_ENV, "").strip()
-    return int(value) if value.isdigit() and int(value) >= 1 else MAX_DRAWN
-
-
-def drawn_rows(order: np.ndarray, mask: np.ndarray, limit: int) -> np.ndarray:
-    """Rows of `mask` to draw, ascending: all of them, or the `limit` earliest in `order` (a fixed random rank).
-
-    The sample is the same on every rerun, and a narrower mask keeps the papers it drew before that pass it.
-    """
-    rows = np.flatnonzero(mask)
-    if len(rows) <= limit:
-        return rows
-    return np.sort(rows[np.argpartition(order[rows], limit)[:limit]]) if limit > 0 else rows[:0]
 
 
 def marker_size(n_points: int) -> float:

@@ -3,20 +3,29 @@
 Every edit is written to the build's edits file at once, so it survives a reload, shows in every
 session on its next rerun (the build's version includes the edits file) and reaches every download
 and `topic-explorer evaluate`. The build's own files never change, so any edit can be undone.
+
+Editing is on only where `dashboard.logic.editing.edits_allowed` says so for the address this server
+listens on. Off, the controls are not drawn, and `save_edit` and `undo_edit` (the only code here that writes the
+edits file) refuse any edit that still reaches them. Each edit is recorded with the session's two-word name.
 """
 
 from __future__ import annotations
 
+import os
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import streamlit as st
 
+from topic_explorer.dashboard.launch import ALLOW_EDITS_ENV
 from topic_explorer.dashboard.logic.data import Explorer
+from topic_explorer.dashboard.logic.editing import edits_allowed, read_only_note, session_name
 from topic_explorer.dashboard.logic.safetext import escape_markdown
 from topic_explorer.dashboard.ui.sidebar import keep_valid
 from topic_explorer.pipeline.buildfolder import edits
+from topic_explorer.pipeline.buildfolder.read import read_edit_history
 from topic_explorer.pipeline.buildfolder.schema import TOPICS_FILE
 from topic_explorer.pipeline.errors import UserError
 
@@ -24,6 +33,21 @@ ERROR_KEY = "edit-error"
 RENAME_TOPIC, RENAME_LABEL = "edit-rename-topic", "edit-rename-label"
 MERGE_TOPICS, MERGE_LABEL = "edit-merge-topics", "edit-merge-label"
 MOVE_TOPIC = "edit-move-topic"
+HISTORY_SHOWN = 50  # the newest history entries listed
+REFUSED = "Editing is off on this server; nothing was changed."
+
+
+def editing_allowed() -> bool:
+    """Whether this server lets its users edit: from the address it listens on, and `--allow-edits`."""
+    return edits_allowed(st.get_option("server.address"), os.environ.get(ALLOW_EDITS_ENV) == "1")
+
+
+def this_session() -> str:
+    """The two-word name of the browser session running this script."""
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    context = get_script_run_ctx()
+    return session_name(context.session_id if context is not None else "")
 
 
 def describe(edit: dict, labels: dict[int, str], before: dict[int, str] | None = None) -> str:
@@ -36,16 +60,46 @@ def describe(edit: dict, labels: dict[int, str], before: dict[int, str] | None =
     return f"moved {len(edit['paper_ids']):,} papers to “{labels.get(edit['topic_id'], edit['topic_id'])}”"
 
 
+def describe_entry(entry: dict, labels: dict[int, str]) -> dict[str, str]:
+    """One row of the edit history: when (UTC), who, what (pure)."""
+    what = describe(entry["edit"], labels)
+    when = entry["at"].replace("T", " ").removesuffix("+00:00")
+    return {"When (UTC)": when, "Who": entry["by"], "What": ("undid: " if entry["action"] == "undo" else "") + what}
+
+
 def render_curation(explorer: Explorer, folder: Path, selected: np.ndarray) -> None:
-    """The edit controls, in an expander under the topic details."""
+    """The edit controls, in an expander under the topic details (or why there are none), and the history."""
+    if st.session_state.get(ERROR_KEY):
+        st.error(escape_markdown(st.session_state.pop(ERROR_KEY)))
+    if editing_allowed():
+        _render_controls(explorer, folder, selected)
+    else:
+        st.caption(escape_markdown(read_only_note(st.get_option("server.address"))))
+    _render_history(explorer, folder)
+
+
+def _render_history(explorer: Explorer, folder: Path) -> None:
+    try:
+        history = read_edit_history(folder)
+    except UserError as error:
+        st.error(escape_markdown(str(error)))
+        return
+    if not history:
+        return
+    labels = dict(zip(explorer.build.topics["topic_id"], explorer.build.topics["label"], strict=True))
+    with st.expander(f"Edit history ({len(history):,})"):
+        rows = [describe_entry(entry, labels) for entry in reversed(history[-HISTORY_SHOWN:])]
+        st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+        st.caption("Newest first; each browser session goes by two words of its own.")
+
+
+def _render_controls(explorer: Explorer, folder: Path, selected: np.ndarray) -> None:
     topics = explorer.topics.loc[explorer.topics["topic_id"] >= 0]
     labels = dict(zip(topics["topic_id"], topics["label"], strict=True))
     ids = topics["topic_id"].tolist()
     for key, many in ((RENAME_TOPIC, False), (MERGE_TOPICS, True), (MOVE_TOPIC, False)):
         keep_valid(key, set(ids), many=many)
     with st.expander("Edit topics (saved with the build)"):
-        if st.session_state.get(ERROR_KEY):
-            st.error(escape_markdown(st.session_state.pop(ERROR_KEY)))
         st.selectbox("Topic to rename", ids, format_func=labels.__getitem__, key=RENAME_TOPIC)
         st.text_input("New name", key=RENAME_LABEL, max_chars=edits.MAX_LABEL_CHARS)
         st.button("Rename", key="edit-rename", on_click=_rename, args=(folder,))
@@ -73,7 +127,7 @@ def render_curation(explorer: Explorer, folder: Path, selected: np.ndarray) -> N
         )
         st.divider()
         last = explorer.build.edits[-1] if explorer.build.edits else None
-        st.button("Undo last edit", key="edit-undo", on_click=_undo, args=(folder,), disabled=last is None)
+        st.button("Undo last edit", key="edit-undo", on_click=undo_edit, args=(folder,), disabled=last is None)
         if last is not None:
             before = labels_before(
                 _built_labels(str(folder), explorer.build.manifest.get("created_at")), explorer.build.edits[:-1]
@@ -99,27 +153,43 @@ def labels_before(built: dict[int, str], earlier: tuple[dict, ...] | list[dict])
     return labels
 
 
-def _save(folder: Path, make) -> None:
+def save_edit(folder: Path, make: Callable[[], dict]) -> None:
+    """Write the edit `make()` returns, as this session; refused (nothing written) when editing is off."""
+    if not editing_allowed():  # the controls are hidden then; a request that reaches here anyway changes nothing
+        st.session_state[ERROR_KEY] = REFUSED
+        return
     try:
-        edits.add_edit(folder, make())
+        edit = make()
+    except (ValueError, TypeError, KeyError):  # widget values no page of ours sends (a forged request)
+        st.session_state[ERROR_KEY] = "That edit could not be read; nothing was changed."
+        return
+    except UserError as error:
+        st.session_state[ERROR_KEY] = str(error)
+        return
+    try:
+        edits.add_edit(folder, edit, by=this_session())
     except UserError as error:
         st.session_state[ERROR_KEY] = str(error)
 
 
 def _rename(folder: Path) -> None:
-    _save(folder, lambda: edits.rename(st.session_state[RENAME_TOPIC], st.session_state.get(RENAME_LABEL, "")))
+    save_edit(folder, lambda: edits.rename(st.session_state[RENAME_TOPIC], st.session_state.get(RENAME_LABEL, "")))
     st.session_state[RENAME_LABEL] = ""
 
 
 def _merge(folder: Path, into: int | None, labels: dict[int, str]) -> None:
     name = st.session_state.get(MERGE_LABEL, "").strip() or labels.get(into, "")
-    _save(folder, lambda: edits.merge(st.session_state.get(MERGE_TOPICS, []), into, name))
+    save_edit(folder, lambda: edits.merge(st.session_state.get(MERGE_TOPICS, []), into, name))
     st.session_state[MERGE_TOPICS], st.session_state[MERGE_LABEL] = [], ""
 
 
 def _move(folder: Path, paper_ids: list[str]) -> None:
-    _save(folder, lambda: edits.move(paper_ids, st.session_state[MOVE_TOPIC]))
+    save_edit(folder, lambda: edits.move(paper_ids, st.session_state[MOVE_TOPIC]))
 
 
-def _undo(folder: Path) -> None:
-    edits.undo_last(folder)
+def undo_edit(folder: Path) -> None:
+    """Undo the last edit, as this session; refused (nothing written) when editing is off."""
+    if not editing_allowed():
+        st.session_state[ERROR_KEY] = REFUSED
+        return
+    edits.undo_last(folder, by=this_session())

@@ -12,20 +12,16 @@ import pandas as pd
 import streamlit as st
 
 from topic_explorer.dashboard.logic.data import Explorer
-from topic_explorer.dashboard.logic.export import (
-    DEFAULT_FORMAT,
-    EXPORT_FORMATS,
-    download_label,
-    export_frame,
-    file_name,
-)
+from topic_explorer.dashboard.logic.export import download_label, file_name
 from topic_explorer.dashboard.logic.figures import keyword_figure, map_figure
-from topic_explorer.dashboard.logic.identifiers import LINK_HOST
-from topic_explorer.dashboard.logic.levels import tree_rows
 from topic_explorer.dashboard.logic.maplabels import label_candidates, mapview_script
 from topic_explorer.dashboard.logic.safetext import column_title, escape_markdown, shorten
 from topic_explorer.dashboard.ui.sidebar import ABOUT_KEY, keep_valid
 from topic_explorer.pipeline.search import Ranked
+from topic_explorer.pipeline.share.export import DEFAULT_FORMAT, EXPORT_FORMATS, ExportFormat, export_bytes
+from topic_explorer.pipeline.share.identifiers import LINK_HOST
+from topic_explorer.pipeline.share.levels import tree_rows
+from topic_explorer.pipeline.share.selection import select
 
 SELECT_HELP = (
     "Select papers by dragging a box (or, from the map's toolbar, a lasso) over the map, or by ticking table rows. "
@@ -34,9 +30,10 @@ SELECT_HELP = (
 PLOTLY_CONFIG = {"displaylogo": False, "modeBarButtonsToRemove": ["toImage"]}
 FORMAT_KEY = "export-format"
 FORMAT_HELP = (
-    "CSV and Excel open in spreadsheets; Parquet and JSON Lines keep every value's type for data tools. "
-    "In the CSV, a text a spreadsheet could run as a formula gets an apostrophe in front; "
-    "the Excel, Parquet and JSON Lines files hold every text unchanged."
+    "CSV and Excel open in spreadsheets; Parquet and JSON Lines keep every value's type for data tools; "
+    "BibTeX and RIS go into Zotero, JabRef, EndNote or Mendeley; Map (HTML) is the map of these papers in one "
+    "file that opens offline in any browser. In the CSV, a text a spreadsheet could run as a formula gets an "
+    "apostrophe in front; the other files hold every text unchanged."
 )
 LINK_SUFFIX = " link"
 VIEW_KEY = "map-view"  # how many times the user reset the map's view
@@ -58,7 +55,7 @@ def render_selection_bar(
 ) -> None:
     """Counts, 'Clear selection' and the download of the selection (or of every shown paper) in a chosen format.
 
-    With `found` (a search by meaning's matches), the status says the search is on.
+    With `found` (a search's matches), the status says the search is on.
     """
     n_shown, n_selected = int(shown.sum()), int(selected.sum())
     status, clear, reset, file_format, download = st.columns([3.2, 1.3, 1.1, 0.9, 2.6], vertical_alignment="center")
@@ -66,7 +63,7 @@ def render_selection_bar(
     if n_hidden:
         note += f" (+{n_hidden:,} hidden by the filters)"
     if found is not None:
-        note += " · search by meaning on"
+        note += " · search on"
     status.markdown(note, help=SELECT_HELP)
     clear.button("Clear selection", key="clear-selection", on_click=on_clear, disabled=not (n_selected or n_hidden))
     reset.button("Reset view", key="reset-view", on_click=reset_view, help="Show the whole map again")
@@ -83,7 +80,7 @@ def render_selection_bar(
     rows = np.flatnonzero(selected if n_selected else shown)
     download.download_button(
         download_label(n_selected, n_shown, export.label),
-        data=partial(_export_bytes, explorer, rows, export.write, broader_labels(explorer, level)),
+        data=partial(_export_bytes, explorer, rows, export, level),
         file_name=file_name(explorer.name, export.extension),
         mime=export.mime,
         on_click="ignore",
@@ -93,19 +90,19 @@ def render_selection_bar(
 
 
 def render_search_line(explorer: Explorer, about: str, found: Ranked) -> None:
-    """What a search by meaning shows: how many best matches, down to which score; zoom to them, or clear it."""
+    """What a search shows: how many best matches, down to which score; zoom to them, or clear it."""
     text, zoom, clear = st.columns([6.3, 1.4, 1.4], vertical_alignment="center")
     query = shorten(about, QUERY_CHARS)
     if len(found.rows):
         cut = f"scores {float(found.scores[0]):.2f} down to {float(found.scores[-1]):.2f}"
-        text.caption(escape_markdown(f"Search by meaning: the {len(found.rows):,} best matches for “{query}” ({cut}); "
+        text.caption(escape_markdown(f"Search: the {len(found.rows):,} best matches for “{query}” ({cut}); "
                                      "the other papers that pass the filters are grey on the map."))  # fmt: skip
     else:
-        text.caption(escape_markdown(f"Search by meaning: no paper passing the filters matches “{query}”."))
+        text.caption(escape_markdown(f"Search: no paper passing the filters matches “{query}”."))
     papers = explorer.papers
     ranges = match_ranges(papers["x"].to_numpy()[found.rows], papers["y"].to_numpy()[found.rows], explorer.extent)
     zoom.button("Zoom to matches", key="zoom-matches", on_click=zoom_to, args=(ranges,), disabled=ranges is None)
-    clear.button("Clear search", key="clear-about", on_click=clear_about, help="Stop searching by meaning")
+    clear.button("Clear search", key="clear-about", on_click=clear_about, help="Stop searching: every paper again")
 
 
 def match_ranges(
@@ -131,24 +128,14 @@ def zoom_to(ranges: tuple[tuple[float, float], tuple[float, float]]) -> None:
 
 
 def clear_about() -> None:
-    """Button callback: no search by meaning (the sidebar's box emptied, so the widget says so too)."""
+    """Button callback: no search (the sidebar's box emptied, so the widget says so too)."""
     st.session_state[ABOUT_KEY] = ""
 
 
-def _export_bytes(
-    explorer: Explorer, rows: np.ndarray, write: Callable[[pd.DataFrame], bytes], broader: dict[int, str] | None
-) -> bytes:
-    return write(export_frame(explorer.papers.iloc[rows], explorer.topics, explorer.metadata_columns, broader))
-
-
-def broader_labels(explorer: Explorer, level: int) -> dict[int, str] | None:
-    """Each topic's broader theme: at the chosen level of detail, or the one just above the topics (None: no tree)."""
-    finest = len(explorer.levels) - 1
-    if finest == 0:
-        return None
-    groups = explorer.levels[level if level < finest else finest - 1]
-    labels = dict(zip(groups.topics["topic_id"], groups.topics["label"], strict=True))
-    return {topic: labels[group] for group, held in groups.members.items() for topic in held}
+def _export_bytes(explorer: Explorer, rows: np.ndarray, export: ExportFormat, level: int) -> bytes:
+    """Made only when the button is pressed: the same bytes `topic-explorer export` writes."""
+    selection = select(explorer.build, rows, level=level, levels=explorer.levels, order=explorer.draw_order)
+    return export_bytes(selection, export)
 
 
 def render_map(
@@ -222,7 +209,7 @@ def render_table(
     The selected papers come ticked: the row checkboxes are the table's one record of the selection, map's included
     (`key` is renewed whenever the selection changes elsewhere).
 
-    With `scores` (a search by meaning), `rows` come best first and each shows its similarity to the query.
+    With `scores` (a search), `rows` come best first and each shows how well it matches the query.
     """
     papers = explorer.papers
     table = pd.DataFrame(
@@ -258,7 +245,9 @@ def render_table(
         height=420,
         column_config={
             "score": st.column_config.NumberColumn(
-                "Score", format="%.3f", help="Cosine similarity to the search by meaning, best first"
+                "Score",
+                format="%.3f",
+                help="How well the paper matches the search, by meaning and by words together (1: first by both)",
             ),
             "title": st.column_config.TextColumn("Title", width="large"),
             "topic": st.column_config.TextColumn("Topic"),

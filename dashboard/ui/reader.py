@@ -6,12 +6,12 @@ import numpy as np
 import streamlit as st
 
 from topic_explorer.dashboard.logic.data import Explorer
-from topic_explorer.dashboard.logic.identifiers import link_host
 from topic_explorer.dashboard.logic.latex import latex_to_text
 from topic_explorer.dashboard.logic.safetext import column_title, escape_markdown
 from topic_explorer.dashboard.ui import meaning
 from topic_explorer.dashboard.ui import selection as session
 from topic_explorer.pipeline.buildfolder.metadata import value_text
+from topic_explorer.pipeline.share.identifiers import link_host
 
 READER_KEY = "reader"  # the row of the paper being read
 PINNED_KEY = "reader-pinned"  # a paper chosen by a click or a link: offered even when the filters hide it

@@ -14,7 +14,14 @@ from typing import NoReturn
 import numpy as np
 import pandas as pd
 
-from topic_explorer.pipeline.buildfolder.edits import EDITS_FILE, MAX_EDITS, MAX_LABEL_CHARS
+from topic_explorer.pipeline.buildfolder.edits import (
+    EDITS_FILE,
+    HISTORY_ACTIONS,
+    MAX_EDITS,
+    MAX_HISTORY,
+    MAX_LABEL_CHARS,
+    MAX_WHO_CHARS,
+)
 from topic_explorer.pipeline.buildfolder.schema import (
     EMBEDDINGS_FILE,
     HIERARCHY_COLUMNS,
@@ -111,16 +118,34 @@ def check_edits(folder: Path, edits: list) -> None:
     if len(edits) > MAX_EDITS:
         _refuse_edits(file, f"holds {len(edits):,} edits, more than the {MAX_EDITS:,} allowed")
     for number, edit in enumerate(edits, start=1):
-        fields = EDIT_FIELDS.get(edit.get("kind")) if isinstance(edit, dict) else None
-        if fields is None:
-            _refuse_edits(file, f"has edit {number} of no known kind ({', '.join(EDIT_FIELDS)})")
-        for name, kind in fields.items():
-            if not _json_holds(edit.get(name), kind):
-                _refuse_edits(file, f"has edit {number} ({edit['kind']}) with a wrong {name!r}")
-        if len(edit.get("label", "")) > MAX_LABEL_CHARS:
-            _refuse_edits(file, f"has edit {number} with a name longer than {MAX_LABEL_CHARS} characters")
-        if edit["kind"] == "merge" and edit["into"] not in edit["topic_ids"]:
-            _refuse_edits(file, f"has edit {number} merging into a topic it does not merge")
+        _check_edit(file, f"edit {number}", edit)
+
+
+def check_history(folder: Path, history: list) -> None:
+    """Each history entry says what was done (an edit or an undo, with the edit), when and by whom, as text."""
+    file = Path(folder) / EDITS_FILE
+    if len(history) > MAX_HISTORY:
+        _refuse_edits(file, f"holds {len(history):,} history entries, more than the {MAX_HISTORY:,} kept")
+    for number, entry in enumerate(history, start=1):
+        if not isinstance(entry, dict) or entry.get("action") not in HISTORY_ACTIONS:
+            _refuse_edits(file, f"has history entry {number} that is neither an edit nor an undo")
+        for name in ("at", "by"):
+            if not isinstance(entry.get(name), str) or len(entry[name]) > MAX_WHO_CHARS:
+                _refuse_edits(file, f"has history entry {number} with a wrong {name!r}")
+        _check_edit(file, f"history entry {number}", entry.get("edit"))
+
+
+def _check_edit(file: Path, name: str, edit: object) -> None:
+    fields = EDIT_FIELDS.get(edit.get("kind")) if isinstance(edit, dict) else None
+    if fields is None:
+        _refuse_edits(file, f"has {name} of no known kind ({', '.join(EDIT_FIELDS)})")
+    for field, kind in fields.items():
+        if not _json_holds(edit.get(field), kind):
+            _refuse_edits(file, f"has {name} ({edit['kind']}) with a wrong {field!r}")
+    if len(edit.get("label", "")) > MAX_LABEL_CHARS:
+        _refuse_edits(file, f"has {name} with a name longer than {MAX_LABEL_CHARS} characters")
+    if edit["kind"] == "merge" and edit["into"] not in edit["topic_ids"]:
+        _refuse_edits(file, f"has {name} merging into a topic it does not merge")
 
 
 def _json_holds(value: object, kind: object) -> bool:

@@ -5,6 +5,9 @@ and `read_build` applies them (`apply_edits`) to what it read, so the map, the t
 every download and `topic-explorer evaluate` see the edited topics while the build's own files
 stay as the pipeline wrote them. Undo drops the last edit.
 
+The same file keeps the history: every edit and every undo, when (UTC) and by whom (the dashboard names
+each browser session with two words, e.g. "amber falcon"), newest last, at most `MAX_HISTORY` entries.
+
 The file is rewritten whole, atomically (a temporary file, then `os.replace`), under a lock on the
 build folder, so two dashboard sessions editing at once never corrupt it or lose an edit: each
 edit is appended to the list as it is on disk at that moment, and the last one written wins.
@@ -13,6 +16,7 @@ edit is appended to the list as it is on disk at that moment, and the last one w
 from __future__ import annotations
 
 import contextlib
+import datetime
 import json
 import os
 import tempfile
@@ -32,6 +36,9 @@ EDIT_KINDS = {
 }
 MAX_LABEL_CHARS = 200
 MAX_EDITS = 10_000
+MAX_HISTORY = 10_000  # entries kept; the oldest go first
+MAX_WHO_CHARS = 100  # a session's name, as the history records it
+HISTORY_ACTIONS = ("edit", "undo")
 MERGED_KEYWORDS = 25
 
 
@@ -40,17 +47,30 @@ def read_edits(folder: Path) -> list[dict]:
 
     Only their JSON shape is read here; `pipeline.buildfolder.check.check_edits` checks their fields.
     """
+    return _read(folder)[0]
+
+
+def read_history(folder: Path) -> list[dict]:
+    """Every edit and undo made to the build at `folder`, oldest first: `{"action", "edit", "at", "by"}`.
+
+    Only their JSON shape is read here; `pipeline.buildfolder.check.check_history` checks their fields.
+    """
+    return _read(folder)[1]
+
+
+def _read(folder: Path) -> tuple[list[dict], list[dict]]:
     file = Path(folder) / EDITS_FILE
     if not file.is_file():
-        return []
+        return [], []
     try:
         content = json.loads(file.read_text(encoding="utf-8"))
     except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
         raise UserError(f"{file} is damaged; delete it to see the build without its edits") from None
     edits = content.get("edits") if isinstance(content, dict) else None
-    if not isinstance(edits, list):
+    history = content.get("history", []) if isinstance(content, dict) else None
+    if not isinstance(edits, list) or not isinstance(history, list):
         raise UserError(f"{file} holds no list of edits; delete it to see the build without its edits")
-    return edits
+    return edits, history
 
 
 def edits_version(folder: Path) -> tuple[int, int, int]:
@@ -89,22 +109,30 @@ def clean_label(label: str) -> str:
     return label
 
 
-def add_edit(folder: Path, edit: dict) -> list[dict]:
-    """Append `edit` to the build's edits on disk; returns them all."""
+def add_edit(folder: Path, edit: dict, *, by: str) -> list[dict]:
+    """Append `edit` to the build's edits on disk, and to its history as made `by` (a session's name)."""
     with _locked(folder):
-        edits = [*read_edits(folder), edit]
+        edits, history = _read(folder)
+        edits = [*edits, edit]
         if len(edits) > MAX_EDITS:
             raise UserError(f"a build keeps at most {MAX_EDITS:,} edits")
-        _write(folder, edits)
+        _write(folder, edits, [*history, _entry("edit", edit, by)])
         return edits
 
 
-def undo_last(folder: Path) -> list[dict]:
-    """Drop the most recent edit (whoever made it); returns the edits left."""
+def undo_last(folder: Path, *, by: str) -> list[dict]:
+    """Drop the most recent edit (whoever made it), recording the undo `by` (a session's name); returns the rest."""
     with _locked(folder):
-        edits = read_edits(folder)[:-1]
-        _write(folder, edits)
-        return edits
+        edits, history = _read(folder)
+        if edits:
+            history = [*history, _entry("undo", edits[-1], by)]
+        _write(folder, edits[:-1], history)
+        return edits[:-1]
+
+
+def _entry(action: str, edit: dict, by: str) -> dict:
+    when = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
+    return {"action": action, "edit": edit, "at": when, "by": " ".join(str(by).split())[:MAX_WHO_CHARS]}
 
 
 def apply_edits(papers: pd.DataFrame, topics: pd.DataFrame, edits: list[dict]) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -154,11 +182,11 @@ def _merged_keywords(merged: pd.DataFrame, topic_id: np.ndarray) -> tuple[list[s
     return [k for k, _ in ranked], [w / total for _, w in ranked]
 
 
-def _write(folder: Path, edits: list[dict]) -> None:
+def _write(folder: Path, edits: list[dict], history: list[dict]) -> None:
     handle, temporary = tempfile.mkstemp(prefix=f".{EDITS_FILE}.", dir=folder)
     try:
         with os.fdopen(handle, "w", encoding="utf-8") as file:
-            json.dump({"edits": edits}, file, ensure_ascii=False, indent=1)
+            json.dump({"edits": edits, "history": history[-MAX_HISTORY:]}, file, ensure_ascii=False, indent=1)
             file.flush()
             os.fsync(file.fileno())
         os.replace(temporary, Path(folder) / EDITS_FILE)

@@ -8,8 +8,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from topic_explorer.pipeline.buildfolder.check import check_build, check_edits, check_hierarchy
-from topic_explorer.pipeline.buildfolder.edits import apply_edits, read_edits
+from topic_explorer.pipeline.buildfolder.check import check_build, check_edits, check_hierarchy, check_history
+from topic_explorer.pipeline.buildfolder.edits import apply_edits, read_edits, read_history
 from topic_explorer.pipeline.buildfolder.schema import (
     BERTOPIC_DIR,
     HIERARCHY_COLUMNS,
@@ -107,6 +107,13 @@ def empty_hierarchy() -> pd.DataFrame:
     """A hierarchy without groups: what a build without `hierarchy.parquet` has."""
     lists = ("topic_ids", "label", "keywords")
     return pd.DataFrame({c: pd.Series(dtype=object if c in lists else np.int64) for c in HIERARCHY_COLUMNS})
+
+
+def read_edit_history(path: Path) -> list[dict]:
+    """The build's edit history, oldest first, checked like the rest of the build (a `UserError` if damaged)."""
+    history = read_history(path)
+    check_history(path, history)
+    return history
 
 
 def _read_hierarchy(path: Path) -> pd.DataFrame:

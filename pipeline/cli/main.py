@@ -33,8 +33,9 @@ Topic Explorer: find the topics in a pile of paper abstracts and explore them on
   topic-explorer add my-build new-papers.csv     # add papers to a build, without refitting it
   topic-explorer serve my-build                  # open the dashboard
   topic-explorer evaluate my-build               # how good are the topics?
-  topic-explorer search my-build "privacy in federated training"   # papers by meaning
+  topic-explorer search my-build "privacy in federated training"   # by meaning and words
   topic-explorer similar my-build p0123456789ab  # the papers closest to one paper
+  topic-explorer export my-build --out map.html  # the map in one file; or .csv .xlsx .parquet .jsonl .bib .ris
 """
 
 
@@ -143,7 +144,16 @@ def _parser() -> argparse.ArgumentParser:
     )
     serve.add_argument("build", nargs="?", type=Path, metavar="BUILD", help="a build folder (default: the sample's)")
     serve.add_argument("--port", type=int, default=8501, help="port to listen on (default %(default)s)")
-    serve.add_argument("--host", default="localhost", help="address to listen on (default %(default)s)")
+    serve.add_argument(
+        "--host",
+        default="localhost",
+        help="address to listen on (default %(default)s); on any other address the dashboard is read-only",
+    )
+    serve.add_argument(
+        "--allow-edits",
+        action="store_true",
+        help="let everyone who can reach the server rename, merge and move topics (on localhost it is always on)",
+    )
     serve.set_defaults(run=_serve)
 
     evaluate = commands.add_parser(
@@ -163,10 +173,12 @@ def _parser() -> argparse.ArgumentParser:
 
     search = commands.add_parser(
         "search",
-        help="find papers by meaning",
+        help="find papers by meaning and by words",
         description=(
-            "Rank a build's papers by how close they are in meaning to QUERY (cosine similarity of the query's "
-            "embedding, made with the build's own embedder, to each paper's), best first."
+            "Rank a build's papers by how well they match QUERY, best first: by meaning (cosine similarity of the "
+            "query's embedding, made with the build's own embedder, to each paper's) and by words (BM25 over "
+            "titles and abstracts) together, fused by reciprocal rank (score 1: first by both). The dashboard's "
+            "Search ranks the same way."
         ),
     )
     search.add_argument("build", type=Path, metavar="BUILD", help="a build folder")
@@ -185,6 +197,32 @@ def _parser() -> argparse.ArgumentParser:
     similar.add_argument("paper_id", metavar="PAPER_ID", help="a paper_id of the build, e.g. p0123456789ab")
     _ranking_options(similar)
     similar.set_defaults(run=_similar)
+
+    export = commands.add_parser(
+        "export",
+        help="write a build's papers to a file: a table, BibTeX, RIS or the map as one HTML page",
+        description=(
+            "Write papers of a build to FILE, in the format its extension names: .csv, .xlsx, .parquet, .jsonl "
+            "(the dashboard's downloads, byte for byte), .bib or .ris (for Zotero, JabRef, EndNote, Mendeley) or "
+            ".html (the map in one file that opens offline). Which papers: a topic (--topic), the best matches "
+            "for a query, ranked as `topic-explorer search` ranks them (--query, --top), or all. The file is "
+            "written whole or not at all."
+        ),
+    )
+    export.add_argument("build", type=Path, metavar="BUILD", help="a build folder")
+    export.add_argument("--out", required=True, type=Path, metavar="FILE", help="the file to write (replaced whole)")
+    which = export.add_mutually_exclusive_group()
+    which.add_argument("--topic", metavar="TOPIC", help="a topic's id or label (as the dashboard shows it)")
+    which.add_argument("--query", metavar="QUERY", help='papers by meaning, e.g. "privacy in federated training"')
+    export.add_argument(
+        "--level",
+        type=int,
+        metavar="N",
+        help="the level of detail --topic names and broader_topic follows: 0 is the broadest theme "
+        "(default: the finest, the topics themselves)",
+    )
+    _ranking_options(export, json_option=False)
+    export.set_defaults(run=_export)
     return parser
 
 
@@ -203,13 +241,14 @@ def _add_run_options(command: argparse.ArgumentParser) -> None:
     command.add_argument("--quiet", action="store_true", help="print nothing but errors and warnings")
 
 
-def _ranking_options(parser: argparse.ArgumentParser) -> None:
+def _ranking_options(parser: argparse.ArgumentParser, json_option: bool = True) -> None:
     from topic_explorer.pipeline.search import DEFAULT_TOP
 
     parser.add_argument(
         "--top", type=int, default=DEFAULT_TOP, metavar="K", help="how many papers (default %(default)s)"
     )
-    parser.add_argument("--json", action="store_true", help="print a JSON list of objects instead of a table")
+    if json_option:
+        parser.add_argument("--json", action="store_true", help="print a JSON list of objects instead of a table")
 
 
 def _build(args: argparse.Namespace) -> int:
@@ -290,7 +329,7 @@ def _check_writable(folder: Path, flag: str) -> None:
 def _serve(args: argparse.Namespace) -> int:
     from topic_explorer.pipeline.cli.serve import serve
 
-    return serve(args.build, port=args.port, host=args.host)
+    return serve(args.build, port=args.port, host=args.host, allow_edits=args.allow_edits)
 
 
 def _evaluate(args: argparse.Namespace) -> int:
@@ -340,6 +379,24 @@ def _similar(args: argparse.Namespace) -> int:
     build = read_build(args.build)
     ranked = similar_rows(build.embeddings(mmap=True), row_of(build, args.paper_id), args.top)
     print(_ranking_text(build, ranked, args.json))
+    return 0
+
+
+def _export(args: argparse.Namespace) -> int:
+    from topic_explorer.pipeline.buildfolder.read import read_build
+    from topic_explorer.pipeline.share.choose import export_rows
+    from topic_explorer.pipeline.share.export import export_bytes, format_of, write_atomically
+    from topic_explorer.pipeline.share.selection import select
+
+    export = format_of(args.out)
+    _check_top(args.top)
+    if not args.out.parent.is_dir():
+        raise UserError(f"--out {args.out}: no folder {args.out.parent}; create it first")
+    build = read_build(args.build)
+    rows, levels, level = export_rows(build, topic=args.topic, query=args.query, top=args.top, level=args.level)
+    data = export_bytes(select(build, rows, level=level, levels=levels), export)
+    write_atomically(args.out, data)
+    print(f"Wrote {len(rows):,} paper{'s' if len(rows) != 1 else ''} to {args.out} ({export.label})", file=sys.stderr)
     return 0
 
 

@@ -18,8 +18,11 @@ from topic_explorer.pipeline.settings import BuildSettings, default_sample_build
 LAUNCHER = "topic_explorer.dashboard.launch"
 
 
-def serve(build: Path | None, *, port: int, host: str) -> NoReturn:
-    """Start the dashboard on `build`, or on the sample's build, making it first if needed (never returns)."""
+def serve(build: Path | None, *, port: int, host: str, allow_edits: bool = False) -> NoReturn:
+    """Start the dashboard on `build`, or on the sample's build, making it first if needed (never returns).
+
+    Editing topics is on for a server on this machine only; `allow_edits` turns it on for any `host`.
+    """
     if build is None:
         build = default_sample_build()
         if not is_build(build):
@@ -30,4 +33,5 @@ def serve(build: Path | None, *, port: int, host: str) -> NoReturn:
             print(build_summary(run_build([], build, BuildSettings(), progress=True)))
     read_build(build)  # fail here, in the terminal, rather than in the page
     command = [sys.executable, "-m", LAUNCHER, str(build), "--port", str(port), "--host", host]
+    command += ["--allow-edits"] if allow_edits else []
     os.execv(command[0], command)

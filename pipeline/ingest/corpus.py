@@ -56,6 +56,8 @@ COLUMN_TYPING = {  # how each table format's metadata columns get their types (s
     "json": typed_json_column,
     "jsonl": typed_json_column,
     "parquet": typed_parquet_column,
+    "bibtex": typed_text_column,  # a reference manager's fields are text: "2017" becomes a number as in a CSV
+    "ris": typed_text_column,
 }
 SHARED_WORDS_FROM = 5000  # abstracts the "do they share words" check reads, at most
 

@@ -1,7 +1,8 @@
 """Read one input file into a table of raw rows, whatever its format.
 
 Formats: the bundled sample's plain text (an optional header line, then one abstract per
-blank-line-separated paragraph), CSV, TSV, JSON, JSON Lines and Parquet, each optionally
+blank-line-separated paragraph), CSV, TSV, JSON, JSON Lines, Parquet, and a reference manager's
+BibTeX or RIS export (`pipeline.share.bibtex`, `pipeline.share.ris`), each optionally
 gzip-compressed. Every failure becomes a `UserError` naming the file and the fix.
 """
 
@@ -21,6 +22,8 @@ import pandas as pd
 
 from topic_explorer.pipeline.errors import UserError
 from topic_explorer.pipeline.settings import MAX_COLUMNS, MAX_TEXT_CHARS
+from topic_explorer.pipeline.share.bibtex import read_bibtex
+from topic_explorer.pipeline.share.ris import read_ris
 
 TEXT_SUFFIXES = {".txt", ".text", ".md"}
 TABLE_SUFFIXES = {
@@ -33,7 +36,8 @@ TABLE_SUFFIXES = {
     ".parquet": "parquet",
     ".pq": "parquet",
 }
-SUPPORTED = "plain text (.txt), CSV, TSV, JSON, JSON Lines or Parquet, optionally .gz"
+REFERENCE_SUFFIXES = {".bib": "bibtex", ".bibtex": "bibtex", ".ris": "ris"}
+SUPPORTED = "plain text (.txt), CSV, TSV, JSON, JSON Lines, Parquet, BibTeX (.bib) or RIS (.ris), optionally .gz"
 GZIP_MAGIC = b"\x1f\x8b"
 PARQUET_MAGIC = b"PAR1"
 UTF16_BOMS = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
@@ -70,6 +74,8 @@ def read_file(path: Path) -> RawFile:
     elif fmt == "text":
         header, abstracts = split_plain_text(_decode(path, data))
         rows = pd.DataFrame({"abstract": abstracts})
+    elif fmt in ("bibtex", "ris"):
+        rows, header = _read_references(path, fmt, _decode(path, data)), None
     else:
         rows, header = _read_table(path, fmt, _decode(path, data)), None
     _check_size(path, rows)
@@ -141,6 +147,8 @@ def _format_of(path: Path) -> str:
         return "text"
     if suffix in TABLE_SUFFIXES:
         return TABLE_SUFFIXES[suffix]
+    if suffix in REFERENCE_SUFFIXES:
+        return REFERENCE_SUFFIXES[suffix]
     raise UserError(f"{path}: unsupported file type {suffix or '(no extension)'!r}; use {SUPPORTED}")
 
 
@@ -201,6 +209,11 @@ def _read_table(path: Path, fmt: str, text: str) -> pd.DataFrame:
     if frame.empty:
         raise UserError(f"{path} has no rows; pass a file with abstracts in it")
     return frame
+
+
+def _read_references(path: Path, fmt: str, text: str) -> pd.DataFrame:
+    """A reference manager's records: title, abstract, then authors, year, venue, DOI, URL, keywords, type, key."""
+    return read_bibtex(path, text) if fmt == "bibtex" else read_ris(path, text)
 
 
 def _json_lines(text: str) -> list[object]:

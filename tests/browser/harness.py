@@ -39,13 +39,16 @@ def running_server(
     cli: tuple[str, ...] = CLONE_CLI,
     cwd: Path = ROOT,
     env: dict[str, str] | None = None,
+    host: str = "127.0.0.1",
+    options: tuple[str, ...] = (),
 ) -> Iterator[str]:
     """`topic-explorer serve BUILD` on a free port, as a user starts it; yields its URL once healthy.
 
-    `cli`, `cwd` and `env` say which copy of the command runs, and from where (an installed one, say).
+    `cli`, `cwd` and `env` say which copy of the command runs, and from where (an installed one, say); `host`
+    is the address it listens on (reached through 127.0.0.1 either way) and `options` are more of serve's own.
     The server runs in a session of its own, so the Streamlit process that `serve` becomes is stopped with it.
     """
-    with serving(build, log, timeout, cli=cli, cwd=cwd, env=env) as (url, _):
+    with serving(build, log, timeout, cli=cli, cwd=cwd, env=env, host=host, options=options) as (url, _):
         yield url
 
 
@@ -58,10 +61,12 @@ def serving(
     cli: tuple[str, ...] = CLONE_CLI,
     cwd: Path = ROOT,
     env: dict[str, str] | None = None,
+    host: str = "127.0.0.1",
+    options: tuple[str, ...] = (),
 ) -> Iterator[tuple[str, int]]:
     """As `running_server`, yielding the URL and the server's process id (`serve` becomes the Streamlit process)."""
     port = free_port()
-    command = [*cli, "serve", str(build), "--port", str(port), "--host", "127.0.0.1"]
+    command = [*cli, "serve", str(build), "--port", str(port), "--host", host, *options]
     process = subprocess.Popen(command, cwd=cwd, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     url = f"http://127.0.0.1:{port}"
     try:

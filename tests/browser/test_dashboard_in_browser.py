@@ -13,7 +13,7 @@ from playwright.sync_api import Page, expect
 
 from tests.browser.conftest import _open
 from tests.browser.harness import running_server
-from topic_explorer.dashboard.logic.figures import MAP_POINTS_ENV
+from topic_explorer.pipeline.share.sample import MAP_POINTS_ENV
 
 pytestmark = pytest.mark.browser
 

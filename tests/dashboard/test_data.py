@@ -33,7 +33,7 @@ def test_the_version_changes_when_the_manifest_is_rewritten_or_the_build_edited(
     os.utime(folder / "manifest.json", ns=(later, later))
     rebuilt = build_version(folder)
     assert rebuilt != before and rebuilt[0] == later
-    add_edit(folder, rename(0, "Renamed"))
+    add_edit(folder, rename(0, "Renamed"), by="a test")
     assert build_version(folder) != rebuilt
     assert build_version(tmp_path / "nowhere") == (0, 0, 0, 0)
 

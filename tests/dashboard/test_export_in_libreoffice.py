@@ -18,9 +18,10 @@ import pytest
 
 from tests.dashboard.libreoffice import SOFFICE, TEXT_IMPORT, Cell, convert, sheet
 from tests.dashboard.tinybuild import tiny_topics
-from topic_explorer.dashboard.logic.export import EXPORT_FORMATS, export_frame
 from topic_explorer.pipeline.buildfolder.exchange import guard
 from topic_explorer.pipeline.buildfolder.metadata import value_text
+from topic_explorer.pipeline.share.export import TABLE_WRITERS
+from topic_explorer.pipeline.share.selection import export_frame
 
 pytestmark = pytest.mark.spreadsheet
 
@@ -98,10 +99,10 @@ def sheets(soffice, exported, tmp_path_factory) -> dict[str, Path]:
     """Each format written and opened in Calc: CSV and JSON Lines through the text import, the rest as is."""
     folder = tmp_path_factory.mktemp("libreoffice")
     files = {}
-    for key, export in EXPORT_FORMATS.items():
+    for key, write in TABLE_WRITERS.items():
         # Calc opens no .jsonl file; a user must rename it to .csv (or .txt) to reach the text import
-        files[key] = folder / f"papers-{key}.{'csv' if key == 'jsonl' else export.extension}"
-        files[key].write_bytes(export.write(exported))
+        files[key] = folder / f"papers-{key}.{'csv' if key == 'jsonl' else key}"
+        files[key].write_bytes(write(exported))
     profile = folder / "profile"  # its own profile, so it runs beside any other LibreOffice
     convert([files["csv"], files["jsonl"]], folder / "out", profile, infilter=TEXT_IMPORT)
     convert([files["xlsx"], files["parquet"]], folder / "out", profile)

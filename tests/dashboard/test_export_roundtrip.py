@@ -12,12 +12,13 @@ from hypothesis import strategies as st
 
 from tests.dashboard.tinybuild import tiny_topics
 from topic_explorer.dashboard.logic.data import load_explorer
-from topic_explorer.dashboard.logic.export import EXPORT_FORMATS, export_frame
 from topic_explorer.pipeline.buildfolder.read import read_build
 from topic_explorer.pipeline.buildfolder.schema import PAPER_COLUMNS
 from topic_explorer.pipeline.buildfolder.write import write_build
 from topic_explorer.pipeline.cli.main import main
 from topic_explorer.pipeline.ingest.corpus import Corpus, load_corpus
+from topic_explorer.pipeline.share.export import TABLE_WRITERS
+from topic_explorer.pipeline.share.selection import export_frame
 
 HOSTILE_CHARS = "=+-@'\"＝,;\t\r\n \u2028ü中"
 hostile_text = st.text(alphabet=st.sampled_from([*HOSTILE_CHARS, "a", "1", "0", "."]), min_size=1, max_size=12)
@@ -94,11 +95,11 @@ def test_building_from_any_export_gives_back_the_same_papers_and_metadata(table,
     first = load_corpus([write_csv(table, folder / "source.csv")])
     explorer = load_explorer(as_build(first, folder / "build"))
     frame = export_frame(explorer.papers, explorer.topics, explorer.metadata_columns)
-    for export in EXPORT_FORMATS.values():
-        if export.extension == "xlsx":
+    for extension, write in TABLE_WRITERS.items():
+        if extension == "xlsx":
             continue  # `build` does not read Excel files
-        exported = folder / f"export.{export.extension}"
-        exported.write_bytes(export.write(frame))
+        exported = folder / f"export.{extension}"
+        exported.write_bytes(write(frame))
         assert_same_papers(first.papers, load_corpus([exported]).papers)
 
 
@@ -109,7 +110,7 @@ def test_the_build_command_on_a_downloaded_csv_rebuilds_the_same_papers(metadata
     write_csv(source.astype(object).where(source.notna(), None), tmp_path / "source.csv")
     assert main(["build", str(tmp_path / "source.csv"), "--out", str(tmp_path / "one"), "--embedder", "tfidf"]) == 0
     explorer = load_explorer(tmp_path / "one")
-    data = EXPORT_FORMATS["csv"].write(export_frame(explorer.papers, explorer.topics, explorer.metadata_columns))
+    data = TABLE_WRITERS["csv"](export_frame(explorer.papers, explorer.topics, explorer.metadata_columns))
     (tmp_path / "download.csv").write_bytes(data)
     assert main(["build", str(tmp_path / "download.csv"), "--out", str(tmp_path / "two"), "--embedder", "tfidf"]) == 0
     one, two = read_build(tmp_path / "one").papers, read_build(tmp_path / "two").papers

@@ -17,11 +17,8 @@ from hypothesis import strategies as st
 
 from tests.dashboard.tinybuild import XSS, tiny_papers, tiny_topics
 from topic_explorer.dashboard.logic.data import load_explorer
-from topic_explorer.dashboard.logic.export import export_frame
 from topic_explorer.dashboard.logic.filters import ColumnFilter
-from topic_explorer.dashboard.logic.levels import tree_rows
 from topic_explorer.dashboard.logic.maplabels import label_candidates, mapview_script
-from topic_explorer.dashboard.logic.palette import CALM_10, MIN_DISTANCE, SERIES_15, distance, series_colours
 from topic_explorer.dashboard.logic.viewlink import View, decode, default_results, encode, result_choices
 from topic_explorer.dashboard.ui import timeline
 from topic_explorer.dashboard.ui.explore import most_confident
@@ -35,6 +32,9 @@ from topic_explorer.dashboard.ui.timeline import (
 )
 from topic_explorer.pipeline.buildfolder.exchange import BROADER_COLUMN, from_export, is_export
 from topic_explorer.pipeline.buildfolder.write import write_build
+from topic_explorer.pipeline.share.levels import tree_rows
+from topic_explorer.pipeline.share.palette import CALM_10, MIN_DISTANCE, SERIES_15, distance, series_colours
+from topic_explorer.pipeline.share.selection import export_frame
 
 TREE = pd.DataFrame(
     {
@@ -210,14 +210,14 @@ def test_the_download_adds_the_broader_topic_and_building_from_it_drops_it_again
 
 
 def test_the_dashboard_starts_without_the_embedding_stack(tree_build):
-    """torch and sentence-transformers load only when someone searches by meaning."""
+    """torch, sentence-transformers and the word index (scikit-learn, scipy) load only when someone searches."""
     code = (
         "import sys, os; from streamlit.testing.v1 import AppTest\n"
         f"os.environ['TOPIC_EXPLORER_BUILD'] = {str(tree_build)!r}\n"
         "at = AppTest.from_file('dashboard/app.py', default_timeout=60).run()\n"
         "assert not at.exception, at.exception\n"
-        "print(sorted(m for m in ('torch', 'sentence_transformers', 'transformers', 'umap', 'hdbscan', 'bertopic')"
-        " if m in sys.modules))\n"
+        "print(sorted(m for m in ('torch', 'sentence_transformers', 'transformers', 'umap', 'hdbscan', 'bertopic',"
+        " 'sklearn', 'scipy.sparse', 'topic_explorer.pipeline.word_index') if m in sys.modules))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120)
     assert out.stdout.strip().splitlines()[-1] == "[]"

@@ -95,7 +95,7 @@ def test_renames_from_the_dashboard_can_come_along_as_custom_labels(metadata_bui
     path = tmp_path / "build"
     shutil.copytree(metadata_build, path)
     topic = int(read_build(path).topics["topic_id"].iloc[0])
-    add_edit(path, rename(topic, "Renamed <b>by</b> a reader"))
+    add_edit(path, rename(topic, "Renamed <b>by</b> a reader"), by="a test")
     as_fitted = open_in_bertopic(path).get_topic_info().set_index("Topic")["CustomName"]
     edited = open_in_bertopic(path, with_edits=True).get_topic_info().set_index("Topic")["CustomName"]
     assert edited[topic] == "Renamed <b>by</b> a reader" and as_fitted[topic] != edited[topic]

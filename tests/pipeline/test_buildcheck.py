@@ -18,7 +18,6 @@ from hypothesis import strategies as st
 
 from tests.dashboard.tinybuild import tiny_papers, tiny_topics
 from topic_explorer.dashboard.logic.data import load_explorer
-from topic_explorer.dashboard.logic.export import csv_bytes, export_frame
 from topic_explorer.dashboard.logic.figures import map_figure
 from topic_explorer.dashboard.logic.filters import Filters, column_filters, filter_mask
 from topic_explorer.pipeline.buildfolder.check import PAPER_KINDS, TOPIC_KINDS
@@ -28,6 +27,8 @@ from topic_explorer.pipeline.buildfolder.write import write_build
 from topic_explorer.pipeline.cli.main import main
 from topic_explorer.pipeline.errors import UserError
 from topic_explorer.pipeline.settings import MAX_COLUMNS, MAX_TEXT_CHARS
+from topic_explorer.pipeline.share.files import csv_bytes
+from topic_explorer.pipeline.share.selection import export_frame
 
 MANIFEST = {"created_at": "2026-01-02T03:04:05+00:00", "counts": {"papers": 8}, "seed": 1, "quality": {}}
 

@@ -28,7 +28,7 @@ def files(folder):
 
 def test_a_rename_shows_everywhere_and_leaves_the_build_files_untouched(folder):
     before = files(folder)
-    edits.add_edit(folder, edits.rename(1, f"  Graph   theory {XSS} "))
+    edits.add_edit(folder, edits.rename(1, f"  Graph   theory {XSS} "), by="a test")
     build = read_build(folder)
     label = f"Graph theory {XSS}"
     assert build.topics.set_index("topic_id").loc[1, "label"] == label
@@ -38,7 +38,7 @@ def test_a_rename_shows_everywhere_and_leaves_the_build_files_untouched(folder):
 
 
 def test_a_merge_joins_papers_sizes_and_keywords(folder):
-    edits.add_edit(folder, edits.merge([0, 2], into=0, label="Federated rewards"))
+    edits.add_edit(folder, edits.merge([0, 2], into=0, label="Federated rewards"), by="a test")
     build = read_build(folder)
     assert sorted(build.topics["topic_id"]) == [0, 1]
     merged = build.topics.set_index("topic_id").loc[0]
@@ -49,7 +49,7 @@ def test_a_merge_joins_papers_sizes_and_keywords(folder):
 
 def test_moving_papers_changes_their_topic_and_forgets_their_confidence(folder):
     ids = tiny_papers()["paper_id"].iloc[[2, 3]].tolist()
-    edits.add_edit(folder, edits.move([*ids, "p-not-in-build"], 2))
+    edits.add_edit(folder, edits.move([*ids, "p-not-in-build"], 2), by="a test")
     build = read_build(folder)
     moved = build.papers.set_index("paper_id").loc[ids]
     assert (moved["topic_id"] == 2).all() and moved["confidence"].isna().all()
@@ -57,18 +57,18 @@ def test_moving_papers_changes_their_topic_and_forgets_their_confidence(folder):
 
 
 def test_undo_drops_the_last_edit_only(folder):
-    edits.add_edit(folder, edits.rename(0, "First"))
-    edits.add_edit(folder, edits.rename(0, "Second"))
+    edits.add_edit(folder, edits.rename(0, "First"), by="a test")
+    edits.add_edit(folder, edits.rename(0, "Second"), by="a test")
     assert read_build(folder).topics.set_index("topic_id").loc[0, "label"] == "Second"
-    edits.undo_last(folder)
+    edits.undo_last(folder, by="a test")
     assert read_build(folder).topics.set_index("topic_id").loc[0, "label"] == "First"
-    edits.undo_last(folder)
-    edits.undo_last(folder)  # nothing left: still fine
+    edits.undo_last(folder, by="a test")
+    edits.undo_last(folder, by="a test")  # nothing left: still fine
     assert read_build(folder).topics.set_index("topic_id").loc[0, "label"] == "Federated, privacy"
 
 
 def test_evaluate_scores_the_edited_topics(folder, capsys):
-    edits.add_edit(folder, edits.merge([0, 1], into=1, label="Merged"))
+    edits.add_edit(folder, edits.merge([0, 1], into=1, label="Merged"), by="a test")
     assert main(["evaluate", str(folder), "--json"]) == 0
     figures = json.loads(capsys.readouterr().out)
     assert figures["topics"] == 2 and "Merged" in {t["label"] for t in figures["per_topic"]}
@@ -76,7 +76,7 @@ def test_evaluate_scores_the_edited_topics(folder, capsys):
 
 def _rename_many(folder, worker):
     for i in range(20):
-        edits.add_edit(folder, edits.rename(worker, f"worker {worker} edit {i}"))
+        edits.add_edit(folder, edits.rename(worker, f"worker {worker} edit {i}"), by="a test")
 
 
 def test_two_writers_at_once_lose_no_edit(folder):
@@ -138,7 +138,7 @@ def test_add_keeps_the_edits_as_an_overlay(tmp_path, metadata_corpus):
     settings = BuildSettings(cache_dir=tmp_path / "cache")
     path = run_build([tmp_path / "first.csv"], tmp_path / "b", settings, embedder=FakeEmbedder()).path
     original = read_build(path).topics.set_index("topic_id").loc[0, "label"]
-    edits.add_edit(path, edits.rename(0, "My name"))
+    edits.add_edit(path, edits.rename(0, "My name"), by="a test")
     add_papers(path, [tmp_path / "more.csv"], embedder=FakeEmbedder(), cache_dir=tmp_path / "cache")
     assert len(read_build(path).papers) == 38 and edits.read_edits(path) == [edits.rename(0, "My name")]
     assert read_build(path).topics.set_index("topic_id").loc[0, "label"] == "My name"

@@ -81,3 +81,22 @@ def test_serve_without_a_build_builds_the_sample_first(tmp_path, monkeypatch, ca
     assert is_build(tmp_path / "sample-build")
     assert started.env[launch_module.BUILD_ENV] == str((tmp_path / "sample-build").resolve())
     assert "Built 38 papers" in capsys.readouterr().out
+
+
+def test_on_another_address_the_warning_says_reading_is_open_and_editing_is_off(metadata_build, started, capsys):
+    serve(metadata_build, port=8765, host="0.0.0.0")
+    warning = capsys.readouterr().err.splitlines()[0]
+    assert "read and export every paper" in warning and "editing topics is off (--allow-edits turns it on)" in warning
+    assert started.env[launch_module.ALLOW_EDITS_ENV] == "0"
+
+
+def test_allow_edits_reaches_the_app_and_the_warning_says_anyone_can_edit(metadata_build, started, capsys):
+    serve(metadata_build, port=8765, host="0.0.0.0", allow_edits=True)
+    warning = capsys.readouterr().err.splitlines()[0]
+    assert "rename, merge and move its topics for everyone" in warning
+    assert started.env[launch_module.ALLOW_EDITS_ENV] == "1"
+
+
+def test_the_address_comes_from_serve_not_from_the_settings_file(metadata_build, started):
+    serve(metadata_build, port=8765, host="0.0.0.0")
+    assert [flag for flag in started.argv if flag.startswith("--server.address")] == ["--server.address=0.0.0.0"]

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from topic_explorer.dashboard.logic.palette import OUTLIER_COLOUR, topic_colours
+from topic_explorer.pipeline.share.palette import OUTLIER_COLOUR, topic_colours
 
 KEYWORDS_SHOWN = 10
 
@@ -36,6 +36,44 @@ class Level:
         """The groups holding any of `topic_ids`, in this level's order."""
         wanted = {int(t) for t in topic_ids}
         return [g for g in self.topics["topic_id"].tolist() if wanted & set(self.members[g])]
+
+
+def laid_out_topics(topics: pd.DataFrame, papers: pd.DataFrame) -> pd.DataFrame:
+    """The build's topics sorted by id with their `colour` and `top_keywords` (the best ten, joined with "; ").
+
+    A topic with papers but no row in topics.parquet still gets a row, a colour and a filter entry.
+    """
+    missing = papers.loc[~papers["topic_id"].isin(topics["topic_id"])].groupby("topic_id")["topic_label"]
+    extra = pd.DataFrame({"label": missing.first(), "size": missing.size()}).reset_index()
+    if len(extra):
+        extra = extra.assign(keywords=[[]] * len(extra), keyword_weights=[[]] * len(extra), named=False)
+        topics = pd.concat([topics, extra.assign(coherence=np.nan)], ignore_index=True)
+    topics = topics.sort_values("topic_id").reset_index(drop=True).copy()
+    topics["colour"] = topics["topic_id"].map(topic_colours(topics["topic_id"].tolist()))
+    topics["top_keywords"] = topics["keywords"].map(lambda words: "; ".join(words[:KEYWORDS_SHOWN]))
+    return topics
+
+
+def rows_by_topic(papers: pd.DataFrame) -> dict[int, np.ndarray]:
+    """topic_id -> the row positions of its papers."""
+    return {int(t): np.asarray(rows) for t, rows in papers.groupby("topic_id").indices.items()}
+
+
+def build_levels(papers: pd.DataFrame, topics: pd.DataFrame, hierarchy: pd.DataFrame) -> tuple[Level, ...]:
+    """Every level of a build as read (`read_build`), broadest first: what the dashboard shows, for the CLI."""
+    papers = papers.reset_index(drop=True)
+    return levels(hierarchy, laid_out_topics(topics, papers), rows_by_topic(papers))
+
+
+def broader_labels(all_levels: tuple[Level, ...], level: int) -> dict[int, str] | None:
+    """Each topic's broader theme: at `level`, or the one just above the topics when `level` is the finest
+    (None: the build has no tree). Downloads carry it as `broader_topic`."""
+    finest = len(all_levels) - 1
+    if finest == 0:
+        return None
+    groups = all_levels[level if level < finest else finest - 1]
+    labels = dict(zip(groups.topics["topic_id"], groups.topics["label"], strict=True))
+    return {topic: labels[group] for group, held in groups.members.items() for topic in held}
 
 
 def levels(hierarchy: pd.DataFrame, topics: pd.DataFrame, topic_rows: dict[int, np.ndarray]) -> tuple[Level, ...]:
