@@ -18,7 +18,6 @@ from topic_explorer.pipeline.buildfolder.edits import edits_version
 from topic_explorer.pipeline.buildfolder.metadata import number_text, value_text
 from topic_explorer.pipeline.buildfolder.read import read_build
 from topic_explorer.pipeline.buildfolder.schema import MANIFEST_FILE, Build
-from topic_explorer.pipeline.ingest.corpus import sample_files
 from topic_explorer.pipeline.settings import default_sample_build, default_title
 from topic_explorer.pipeline.share.identifiers import is_identifier, paper_link, search_text
 from topic_explorer.pipeline.share.levels import Level, laid_out_topics, levels, rows_by_topic
@@ -73,8 +72,7 @@ class Explorer:
         paths = [
             i["path"] for i in manifest.get("inputs") or [] if isinstance(i, dict) and isinstance(i.get("path"), str)
         ]
-        sample = [Path(p).name for p in paths] == [p.name for p in sample_files()]
-        return default_title([] if sample else paths) if paths else self.build.name
+        return default_title(paths) if paths else self.build.name
 
     @property
     def metadata_columns(self) -> list[str]:
