@@ -100,7 +100,7 @@ def test_box_selecting_on_the_map_selects_and_exports_those_papers(page: Page, s
     page.screenshot(path=screens / "browser-selected.png")
     _, rows = download_csv(page)
     assert len(rows) == selected
-    page.get_by_role("button", name="Clear selection").click()
+    page.locator("button[kind=secondary]").filter(has_text="Clear selection").click()  # not the table's own
     expect(status(page)).to_contain_text("· 0 selected")
     expect(download_button(page)).to_have_text("Download all 38 shown papers (CSV)")
 
@@ -127,7 +127,7 @@ def test_a_sampled_map_says_so_and_a_box_over_it_selects_and_exports_every_paper
     page.screenshot(path=screens / "browser-sampled-map-selected.png")
     _, rows = download_csv(page)
     assert len(rows) == 38 and len({row["paper_id"] for row in rows}) == 38
-    page.get_by_role("button", name="Clear selection").click()
+    page.locator("button[kind=secondary]").filter(has_text="Clear selection").click()  # not the table's own
     expect(status(page)).to_contain_text("· 0 selected")
     lasso_select(page, [(0.01, 0.01), (0.99, 0.01), (0.99, 0.99), (0.01, 0.99), (0.01, 0.02)])
     expect(status(page)).to_contain_text("Showing 38 of 38 papers · 38 selected")  # the lasso too, drawn or not
