@@ -1,14 +1,17 @@
 """Write docs/label-audit.md and docs/title-audit.md from fresh builds, for a reader to judge.
 
-    .venv/bin/python benchmarks/audit_labels_and_titles.py                  # sample and ml5k
+    .venv/bin/python benchmarks/audit_labels_and_titles.py                  # every corpus
     .venv/bin/python benchmarks/audit_labels_and_titles.py --corpora sample # a minute
     .venv/bin/python benchmarks/audit_labels_and_titles.py --titles-only    # docs/title-audit.md alone, no build
 
 The label audit lists, per topic, its label, top keywords and three most representative
 titles (the papers closest to the topic's centre), for the bundled sample and for 5,000
 ml_venues abstracts (the seeded sample `compare_with_bertopic.py` draws; skipped when
-../shared/data is absent). The title audit gives the figures of `title_scores.py` (derived
-titles against real ones, real titles hidden, beside the first sentence and the commits before
+../shared/data is absent), and for the label instrument's corpora (`label_instrument.py`:
+`keyworded`, the 2,667 papers with author keywords, and `mixed`, those among 5,000), where each
+topic also shows the author keyword closest to its label and their MiniLM cosine, and the
+section opens with the instrument's figures. The title audit gives the figures of `title_scores.py`
+(derived titles against real ones, real titles hidden, beside the first sentence and the commits before
 and after titles got worse) and lists every derived title of the sample beside the abstract's
 first sentence. What a reader writes in the docs survives a rerun: the notes between the
 `reader-notes` markers, and each title's verdict as long as the title is unchanged (a changed
@@ -27,6 +30,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import title_scores
 from compare_with_bertopic import corpus_files
+from label_instrument import LOW, Scored, measure
 
 from topic_explorer.pipeline.build import run_build
 from topic_explorer.pipeline.buildfolder.read import read_build
@@ -37,6 +41,7 @@ from topic_explorer.pipeline.text.clean import strip_markup
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 KEYWORDS_SHOWN = 8
 TITLES_SHOWN = 3
+CORPORA = ("sample", "keyworded", "mixed", "ml5k")
 COMMAND = "`.venv/bin/python benchmarks/audit_labels_and_titles.py` (add `--corpora sample` for the sample only)"
 TITLE_COMMAND = "`.venv/bin/python benchmarks/audit_labels_and_titles.py --titles-only`"
 COMPARED = ("819a271", "8f75936")  # the commits between which derived titles got worse (issue 20)
@@ -48,7 +53,7 @@ _VERDICT_ROW = re.compile(
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--corpora", nargs="+", choices=("sample", "ml5k"), default=["sample", "ml5k"])
+    parser.add_argument("--corpora", nargs="+", choices=CORPORA, default=list(CORPORA))
     parser.add_argument("--titles-only", action="store_true", help="write docs/title-audit.md alone (no builds)")
     args = parser.parse_args()
     label_doc, title_doc = DOCS / "label-audit.md", DOCS / "title-audit.md"
@@ -60,6 +65,13 @@ def main() -> int:
     sections = _kept_sections(label_doc)
     with tempfile.TemporaryDirectory() as scratch:
         for name in args.corpora:
+            if name in ("keyworded", "mixed"):
+                measured = measure(name, Path(scratch))
+                if measured is None:
+                    print(f"skipping {name}: its data file is not in ../shared/data", file=sys.stderr)
+                    continue
+                sections[name] = label_section(name, measured[0], notes.get(name, ""), measured[1])
+                continue
             paths = corpus_files(name, Path(scratch))
             if not paths:
                 print(f"skipping {name}: its data file is not in ../shared/data", file=sys.stderr)
@@ -75,19 +87,32 @@ def main() -> int:
     return 0
 
 
-def label_section(name: str, build, notes: str) -> str:
+def label_section(name: str, build, notes: str, scored: Scored | None = None) -> str:
+    """One corpus's table; with `scored` (the label instrument's result), each topic's closest author keyword."""
     papers, topics = build.papers, build.topics.sort_values("size", ascending=False)
-    lines = [
-        f"## {name}: {len(papers):,} papers, {len(topics)} topics",
-        "",
-        "| topic | papers | label | top keywords | most representative titles |",
-        "|---|---|---|---|---|",
+    lines = [f"## {name}: {len(papers):,} papers, {len(topics)} topics", ""]
+    closest = {}
+    if scored is not None:
+        label, base = scored.figures("label_score"), scored.figures("baseline_score")
+        lines += [
+            f"Label instrument ({len(scored.table)} topics with at least 5 keyworded papers): labels mean "
+            f"{label['mean']:.3f}, minimum {label['min']:.3f}, {label['below']:.0%} below {LOW:.2f}; the topic's "
+            f"first three keywords as its label: mean {base['mean']:.3f}, minimum {base['min']:.3f}, "
+            f"{base['below']:.0%} below {LOW:.2f}.",
+            "",
+        ]
+        closest = {r.topic_id: f"{r.label_match} ({r.label_score:.2f})" for r in scored.table.itertuples()}
+    extra = " closest author keyword (cosine) |" if scored is not None else ""
+    lines += [
+        f"| topic | papers | label |{extra} top keywords | most representative titles |",
+        "|---|---|---|" + ("---|" if scored is not None else "") + "---|---|",
     ]
     for topic in topics.itertuples():
         members = papers[(papers["topic_id"] == topic.topic_id) & ~papers["fits_poorly"]]
         titles = members.sort_values("confidence", ascending=False)["title"].head(TITLES_SHOWN)
+        cell = f" {_cell(closest.get(topic.topic_id, '-'))} |" if scored is not None else ""
         lines.append(
-            f"| {topic.topic_id} | {topic.size} | **{_cell(topic.label)}** | "
+            f"| {topic.topic_id} | {topic.size} | **{_cell(topic.label)}** |{cell} "
             f"{_cell(', '.join(topic.keywords[:KEYWORDS_SHOWN]))} | {'<br>'.join(_cell(t) for t in titles)} |"
         )
     notes = notes or "_What a reader would still rename: to be written after reading the table above._\n"
@@ -100,12 +125,14 @@ def label_audit(sections: dict[str, str]) -> str:
         "",
         "Each topic's label, its top keywords and the three papers closest to its centre, built with",
         "the default settings (ml5k: the 5,000 ml_venues abstracts `benchmarks/compare_with_bertopic.py`",
-        f"samples with seed 0, real titles). Regenerate after a clustering or labelling change with {COMMAND};",
-        "the reader's notes under each table are kept.",
+        "samples with seed 0, real titles; keyworded and mixed: the label instrument's corpora,",
+        "`benchmarks/label_instrument.py`, where each label is scored by its MiniLM cosine to the closest of",
+        "the author keywords most particular to its topic). Regenerate after a clustering or labelling",
+        f"change with {COMMAND}; the reader's notes under each table are kept.",
         "",
         "",
     ]
-    return "\n".join(head) + "\n".join(sections[name] for name in ("sample", "ml5k") if name in sections)
+    return "\n".join(head) + "\n".join(sections[name] for name in CORPORA if name in sections)
 
 
 def write_title_audit(papers, doc: Path) -> None:

@@ -78,7 +78,7 @@ with tabs[0]:
         reader.render_reader(explorer, rows, selected, stored, version[0])
     with topics_column:
         explore.render_topics(explorer, shown)
-        curation.render_curation(explorer, build_path, selected)
+        curation.render_curation(explorer, build_path, selected, version[0])
 session.remember_table(explorer.ids[rows].tolist())
 if len(tabs) == 3:
     with tabs[1]:

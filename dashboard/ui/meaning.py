@@ -90,3 +90,8 @@ def similar(path: str, manifest_version: int, row: int, top: int = 10) -> tuple[
     """The papers closest to the paper at `row`, best first, with their cosine similarity (kept per build version)."""
     ranked = similar_rows(vectors(path, manifest_version), row, top)
     return ranked.rows, ranked.scores
+
+
+def build_embedder(path: str, manifest_version: int):
+    """The build's embedder, loaded once and shared (curation matches a new topic name with it)."""
+    return _embedder(path, manifest_version)

@@ -13,9 +13,16 @@ from streamlit.testing.v1 import AppTest
 
 from tests.dashboard.test_app import map_charts, paper_table, select_on_map, selected_count, shown_count, status
 from tests.dashboard.tinybuild import XSS
-from tests.sample_groups import FEDERATED, PAPERS
+from tests.sample_groups import FEDERATED, NAMED, PAPERS
 from topic_explorer.dashboard.logic.latex import latex_to_text
-from topic_explorer.dashboard.ui.curation import MERGE_LABEL, MERGE_TOPICS, MOVE_TOPIC, RENAME_LABEL, RENAME_TOPIC
+from topic_explorer.dashboard.ui.curation import (
+    MERGE_LABEL,
+    MERGE_TOPICS,
+    MOVE_TOPIC,
+    RENAME_GATHER,
+    RENAME_LABEL,
+    RENAME_TOPIC,
+)
 from topic_explorer.dashboard.ui.explore import VIEW_KEY
 from topic_explorer.dashboard.ui.reader import READER_KEY
 from topic_explorer.dashboard.ui.sidebar import ABOUT_KEY, DETAIL_KEY, RESULTS_KEY, SEARCH_KEY, TOPICS_KEY, metadata_key
@@ -181,6 +188,25 @@ def test_rename_merge_move_and_undo_persist_with_the_build(run_app, build):
     assert not (build / EDITS_FILE).exists() or read_edits(build) == []
     assert at.button(key="edit-undo").disabled
     assert not at.exception and shown_count(at) == 38
+
+
+def test_naming_a_topic_can_gather_the_papers_that_fit_the_name(run_app, build):
+    at = run_app(build)
+    at.selectbox(key=RENAME_TOPIC).set_value(0)
+    at.text_input(key=RENAME_LABEL).set_value("federated learning")
+    at.checkbox(key=RENAME_GATHER).check()
+    at.button(key="edit-rename").click().run()
+    assert not at.exception
+    rename, move = read_edits(build)
+    assert rename["label"] == "federated learning" and move["topic_id"] == 0
+    papers = read_build(build).papers
+    fedask = papers.loc[papers["abstract"].str.startswith("<b>bold</b>"), "paper_id"].item()  # its id changed with it
+    assert PAPERS["FOCUS"] in move["paper_ids"] and fedask in move["paper_ids"]
+    assert set(move["paper_ids"]) <= NAMED["federated learning"].allowed | {fedask}
+    assert set(move["paper_ids"]) <= set(papers.loc[papers["topic_label"] == "federated learning", "paper_id"])
+    at.button(key="edit-undo").click().run()
+    at.button(key="edit-undo").click().run()
+    assert read_edits(build) == []
 
 
 def test_a_second_session_sees_the_first_ones_edit_on_its_next_rerun(run_app, build):
