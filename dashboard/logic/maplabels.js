@@ -179,7 +179,8 @@
       }
     });
     const maps = [...document.querySelectorAll(".js-plotly-plot")].filter(isMap);
-    if (maps.length < 2 || !maps.some((gd) => staleOf(gd) && staleOf(gd).dataset.stale === "false")) return;
+    const current = (gd) => !staleOf(gd) || staleOf(gd).dataset.stale !== "true";
+    if (maps.length < 2 || !maps.some(current)) return;
     maps.forEach((gd) => {
       const holder = staleOf(gd);
       if (holder && holder.dataset.stale === "true") {
