@@ -39,7 +39,7 @@ from topic_explorer.pipeline.evaluate.quality import Quality, assess
 from topic_explorer.pipeline.fit.layout import map_coordinates
 from topic_explorer.pipeline.fit.topics import Fit, fit_topics
 from topic_explorer.pipeline.ingest.corpus import CorpusReader, sample_files
-from topic_explorer.pipeline.settings import MIN_PAPERS, BuildSettings
+from topic_explorer.pipeline.settings import MIN_PAPERS, BuildSettings, default_title
 from topic_explorer.pipeline.timing import StageTimer
 from topic_explorer.pipeline.topicmodel import PLACE_NEIGHBOURS, POOR_FIT_QUANTILE, MapLayout
 
@@ -135,7 +135,10 @@ def run_build(
         with timer.stage("write"):
             from topic_explorer.pipeline.bertopic_model import save_topic_model  # BERTopic is imported by fitting
 
-            manifest = _manifest(reader, applied.titles_derived, fit, quality, settings, embedder, stats, timer.seconds)
+            title = settings.title or default_title(inputs)
+            manifest = _manifest(
+                reader, title, applied.titles_derived, fit, quality, settings, embedder, stats, timer.seconds
+            )
             manifest |= {"engine": engine.description}
             model = ModelParts(fit.model, fit.counts.to_frame(), embedder.state() if embedder.fits_corpus else None)
             save = partial(save_topic_model, fit.topic_model, embedder_kind=settings.embedder, sizes=topic_sizes(table))
@@ -267,6 +270,7 @@ def _paper_rows(rows: pd.DataFrame, result: BatchResult, in_sample: np.ndarray) 
 
 def _manifest(
     corpus: CorpusReader,
+    title: str,
     titles_derived: int,
     fit: Fit,
     quality: Quality,
@@ -278,6 +282,7 @@ def _manifest(
     return {
         "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
         "tool": f"topic-explorer {__version__}",
+        "title": title,
         "inputs": corpus.inputs,
         "counts": {
             "rows_read": corpus.rows_read,
