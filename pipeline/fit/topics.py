@@ -90,8 +90,9 @@ def fit_topics(
     with timer.stage("keywords"):
         terms = PaperTerms.count(abstracts)
     clusters = TopicClusters(
-        params, neighbours=neighbours, named=match.paper_name, keep_outliers=settings.keep_outliers, timer=timer
-    )
+        params, neighbours=neighbours, lexical=terms.weighted(), named=match.paper_name,
+        keep_outliers=settings.keep_outliers, timer=timer,
+    )  # fmt: skip
     describer = TopicDescriber(
         abstracts, terms, vectors, embed, keywords_per_topic=settings.keywords_per_topic,
         paper_names=[match.names[j] if j >= 0 else None for j in match.paper_name.tolist()], timer=timer,
