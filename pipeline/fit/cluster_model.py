@@ -71,7 +71,10 @@ class TopicClusters:
             )
         self.left_out_ = labels < 0
         self.fits_poorly_ = np.zeros(len(X), dtype=bool)
-        joined = assign(X[self.left_out_], TopicModel.fit(X, labels))
+        # A paper left out of the clusters joins the nearest clustered topic: a named topic keeps exactly the
+        # papers its name took (a drug-screening paper is not RLHF because it sits nearer RLHF than the rest).
+        clustered = np.where(labels >= len(matched), labels, -1)
+        joined = assign(X[self.left_out_], TopicModel.fit(X, clustered if (clustered >= 0).any() else labels))
         labels[self.left_out_] = joined.topic_id
         self.fits_poorly_[self.left_out_] = joined.fits_poorly
         if self.keep_outliers:
