@@ -87,6 +87,9 @@ def test_reset_view_is_kept_across_a_reload(page: Page):
     page.wait_for_timeout(500)
     page.get_by_role("button", name="Reset view").click()
     page.wait_for_function(f"() => {MAP}._fullLayout.xaxis.range[0] === {full[0][0]}")
+    kept = "() => Object.keys(sessionStorage).filter(k => k.startsWith('topic-explorer-view:'))"
+    kept_x0 = f"() => ({kept})().map(k => JSON.parse(sessionStorage.getItem(k)).x[0])"
+    page.wait_for_function(f"() => {{ const xs = ({kept_x0})(); return xs.length === 1 && xs[0] === {full[0][0]}; }}")
     page.reload()
     page.locator(".te-map-label").first.wait_for(state="attached")
     page.wait_for_timeout(2000)  # the script restores a kept zoom within a few hundred milliseconds
