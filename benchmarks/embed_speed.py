@@ -39,7 +39,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 DATA = ROOT.parent / "shared" / "data" / "ml_venues_by_field.jsonl.gz"
 
-from topic_explorer.pipeline.embed.cache import EmbeddingCache, embed_all  # noqa: E402
+from topic_explorer.pipeline.apply.loop import embed_all  # noqa: E402
+from topic_explorer.pipeline.embed.cache import EmbeddingCache  # noqa: E402
 from topic_explorer.pipeline.embed.models import MiniLMEmbedder, _normalise  # noqa: E402
 
 STOCK = "stock (truncates at 256)"

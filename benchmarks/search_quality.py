@@ -90,7 +90,8 @@ def labelled(file_name: str, column: str, names: dict[str, str], per_label: int,
 
 def precision(papers: pd.DataFrame, names: dict[str, str]) -> pd.DataFrame:
     """Precision at TOP per label's name, ranking by meaning, by words and fused."""
-    from topic_explorer.pipeline.embed.cache import EmbeddingCache, embed_all
+    from topic_explorer.pipeline.apply.loop import embed_all
+    from topic_explorer.pipeline.embed.cache import EmbeddingCache
     from topic_explorer.pipeline.embed.models import MiniLMEmbedder
     from topic_explorer.pipeline.search import best, fuse, query_vector, similarities, word_index
     from topic_explorer.pipeline.settings import default_cache_dir

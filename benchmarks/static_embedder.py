@@ -328,7 +328,8 @@ def neighbours_same_label(vectors: np.ndarray, labels, k: int = NEIGHBOURS) -> f
 
 def screen(raw, names: list[str], paths: list[Path], texts: list[str], label: str, cache_dir: Path) -> dict:
     """Share of each paper's nearest papers with its label, per embedder: a quick look at the vectors alone."""
-    from topic_explorer.pipeline.embed.cache import EmbeddingCache, embed_all
+    from topic_explorer.pipeline.apply.loop import embed_all
+    from topic_explorer.pipeline.embed.cache import EmbeddingCache
     from topic_explorer.pipeline.ingest.corpus import CorpusReader
 
     labels = pd.concat(list(CorpusReader(paths).batches(5000)))[label].reset_index(drop=True)

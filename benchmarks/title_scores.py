@@ -100,8 +100,9 @@ def deriver_at(commit: str) -> Callable[[str], str]:
 
 def score(sample_list: list[Sample], derivers: dict[str, Callable[[str], str]]) -> list[Scores]:
     """Mean MiniLM cosine of each deriver's titles (and the first sentence) to the real titles, per sample."""
+    from topic_explorer.pipeline.apply.loop import embed_all
     from topic_explorer.pipeline.describe.titles import derive_title
-    from topic_explorer.pipeline.embed.cache import EmbeddingCache, embed_all
+    from topic_explorer.pipeline.embed.cache import EmbeddingCache
     from topic_explorer.pipeline.embed.models import MiniLMEmbedder
     from topic_explorer.pipeline.settings import default_cache_dir
     from topic_explorer.pipeline.text.clean import strip_markup

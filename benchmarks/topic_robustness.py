@@ -28,7 +28,8 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from topic_resolution import CORPORA, corpus_file
 
-from topic_explorer.pipeline.embed.cache import EmbeddingCache, embed_all
+from topic_explorer.pipeline.apply.loop import embed_all
+from topic_explorer.pipeline.embed.cache import EmbeddingCache
 from topic_explorer.pipeline.embed.models import MiniLMEmbedder
 from topic_explorer.pipeline.fit.topics import fit_topics
 from topic_explorer.pipeline.ingest.corpus import load_corpus

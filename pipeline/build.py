@@ -27,12 +27,12 @@ import pandas as pd
 from topic_explorer.pipeline import __version__
 from topic_explorer.pipeline.apply.batches import NOT_FIXED, Batch, BatchResult, Fitted
 from topic_explorer.pipeline.apply.engine import Engine, InProcess
-from topic_explorer.pipeline.apply.loop import apply_all
+from topic_explorer.pipeline.apply.loop import apply_all, embed_all
 from topic_explorer.pipeline.buildfolder.schema import BERTOPIC_DIR, STORED_PAPER_COLUMNS, ModelParts
 from topic_explorer.pipeline.buildfolder.write import BuildWriter, check_destination
 from topic_explorer.pipeline.describe.hierarchy import topic_hierarchy
 from topic_explorer.pipeline.describe.topics import topic_sizes, with_sizes
-from topic_explorer.pipeline.embed.cache import CacheStats, EmbeddingCache, embed_all
+from topic_explorer.pipeline.embed.cache import CacheStats, EmbeddingCache
 from topic_explorer.pipeline.embed.models import Embedder, make_embedder
 from topic_explorer.pipeline.errors import UserError
 from topic_explorer.pipeline.evaluate.quality import Quality, assess

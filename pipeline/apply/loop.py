@@ -1,4 +1,4 @@
-"""The one per-batch loop that `build`, `add` and the Dask path share.
+"""The per-batch loops `build`, `add` and the Dask path share: papers (`apply_all`) and texts alone (`embed_all`).
 
 Each batch is looked up in the embedding cache, sent through `apply_batch` by the engine (here or
 on a Dask worker), and its new vectors stored in the cache under the batch's *own* texts: the
@@ -7,13 +7,20 @@ engine hands every result back beside the batch it came from, so nothing is matc
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Iterable, Iterator
 
 import numpy as np
 
-from topic_explorer.pipeline.apply.batches import NOT_FIXED, Batch, BatchResult, Fitted, apply_batch
-from topic_explorer.pipeline.apply.engine import Engine
+from topic_explorer.pipeline.apply.batches import NOT_FIXED, Batch, BatchResult, Fitted, apply_batch, embed_batch
+from topic_explorer.pipeline.apply.engine import Engine, InProcess
 from topic_explorer.pipeline.embed.cache import CacheStats, EmbeddingCache
+from topic_explorer.pipeline.embed.models import Embedder
+
+BATCH_SIZE = 128  # texts per embedding task, cache write and progress update in `embed_all`
+PROGRESS_FROM = 100  # smaller jobs (a few topic names) finish before a bar would help
+
+log = logging.getLogger(__name__)
 
 
 def apply_all(
@@ -42,3 +49,37 @@ def apply_all(
         cache.keep_new(batch.abstracts, result.vectors, result.embedded, outside_fit, stats)
         on_done(outside_fit)
         yield batch, result
+
+
+def embed_all(
+    texts: list[str],
+    embedder: Embedder,
+    cache: EmbeddingCache,
+    *,
+    engine: Engine | None = None,
+    progress: bool = False,
+    stats: CacheStats | None = None,
+) -> np.ndarray:
+    """Vectors for `texts`: from the cache where it has them, from the embedder (via `engine`) otherwise."""
+    from tqdm.auto import tqdm
+
+    engine = engine or InProcess()
+    unique = list(dict.fromkeys(texts))
+    vectors = dict(zip(unique, cache.get(unique), strict=True))
+    missing = [text for text, vector in vectors.items() if vector is None]
+    bar = tqdm(
+        total=len(missing), desc="Embedding", unit="text", disable=not (progress and len(missing) >= PROGRESS_FROM)
+    )
+    blocks = [missing[start : start + BATCH_SIZE] for start in range(0, len(missing), BATCH_SIZE)]
+    for block, block_vectors in engine.map(embed_batch, blocks, embedder=embedder):
+        cache.put(block, block_vectors)
+        vectors.update(zip(block, block_vectors, strict=True))
+        bar.update(len(block))
+    bar.close()
+    if stats is not None:
+        stats.embedded += len(missing)
+        stats.reused += len(unique) - len(missing)
+    log.debug("embeddings: %d reused from cache, %d computed", len(unique) - len(missing), len(missing))
+    if not texts:
+        return np.zeros((0, 0), dtype=np.float32)
+    return np.stack([vectors[text] for text in texts]).astype(np.float32, copy=False)

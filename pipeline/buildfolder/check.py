@@ -22,6 +22,7 @@ from topic_explorer.pipeline.buildfolder.edits import (
     MAX_LABEL_CHARS,
     MAX_WHO_CHARS,
 )
+from topic_explorer.pipeline.buildfolder.metadata import longest_text
 from topic_explorer.pipeline.buildfolder.schema import (
     EMBEDDINGS_FILE,
     HIERARCHY_COLUMNS,
@@ -33,7 +34,6 @@ from topic_explorer.pipeline.buildfolder.schema import (
     TOPICS_FILE,
 )
 from topic_explorer.pipeline.errors import UserError
-from topic_explorer.pipeline.ingest.readers import longest_text
 from topic_explorer.pipeline.settings import MAX_COLUMNS, MAX_TEXT_CHARS
 
 # What each documented column holds (its meaning is in buildfolder.PAPER_COLUMNS / TOPIC_COLUMNS).

@@ -208,3 +208,17 @@ def _jsonable(value: object) -> object:
     if isinstance(value, bytes):
         return value.decode("utf-8", errors="replace")
     raise TypeError(f"{type(value).__name__} has no JSON form")
+
+
+def longest_text(values: pd.Series) -> tuple[int, int]:
+    """The length of the longest text among `values` (other values count as 0) and its position."""
+    if isinstance(values.dtype, pd.StringDtype):
+        lengths = values.str.len().fillna(0)
+    elif values.dtype == object:
+        lengths = values.map(lambda v: len(v) if isinstance(v, str) else 0)
+    else:
+        return 0, 0
+    if not len(lengths):
+        return 0, 0
+    row = int(lengths.to_numpy().argmax())
+    return int(lengths.iloc[row]), row

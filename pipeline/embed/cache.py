@@ -3,27 +3,17 @@
 Entries are keyed by the embedder's name (model and windowing) and the SHA-256 of the exact text,
 so a changed text or a changed model never reuses a stale vector. Storage is `diskcache` (SQLite
 underneath), safe to share between processes. The cache stays with the process that runs the
-build: it is looked up before texts go to the embedder (here or on Dask workers) and filled as
-their vectors come back, batch by batch, so an interrupted run keeps its work.
+build: the loops in `pipeline.apply.loop` look it up before texts go to the embedder (here or on
+Dask workers) and fill it as their vectors come back, batch by batch, so an interrupted run keeps its work.
 """
 
 from __future__ import annotations
 
 import hashlib
-import logging
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-
-from topic_explorer.pipeline.apply.batches import embed_batch
-from topic_explorer.pipeline.apply.engine import Engine, InProcess
-from topic_explorer.pipeline.embed.models import Embedder
-
-log = logging.getLogger(__name__)
-
-BATCH_SIZE = 128  # texts per embedding task, cache write and progress update
-PROGRESS_FROM = 100  # smaller jobs (a few topic names) finish before a bar would help
 
 
 @dataclass
@@ -72,37 +62,3 @@ class EmbeddingCache:
         with Cache(str(self.directory)) as cache, cache.transact():
             for text, vector in zip(texts, vectors, strict=True):
                 cache.set(self.key(text), np.asarray(vector, dtype=np.float32).tobytes())
-
-
-def embed_all(
-    texts: list[str],
-    embedder: Embedder,
-    cache: EmbeddingCache,
-    *,
-    engine: Engine | None = None,
-    progress: bool = False,
-    stats: CacheStats | None = None,
-) -> np.ndarray:
-    """Vectors for `texts`: from the cache where it has them, from the embedder (via `engine`) otherwise."""
-    from tqdm.auto import tqdm
-
-    engine = engine or InProcess()
-    unique = list(dict.fromkeys(texts))
-    vectors = dict(zip(unique, cache.get(unique), strict=True))
-    missing = [text for text, vector in vectors.items() if vector is None]
-    bar = tqdm(
-        total=len(missing), desc="Embedding", unit="text", disable=not (progress and len(missing) >= PROGRESS_FROM)
-    )
-    blocks = [missing[start : start + BATCH_SIZE] for start in range(0, len(missing), BATCH_SIZE)]
-    for block, block_vectors in engine.map(embed_batch, blocks, embedder=embedder):
-        cache.put(block, block_vectors)
-        vectors.update(zip(block, block_vectors, strict=True))
-        bar.update(len(block))
-    bar.close()
-    if stats is not None:
-        stats.embedded += len(missing)
-        stats.reused += len(unique) - len(missing)
-    log.debug("embeddings: %d reused from cache, %d computed", len(unique) - len(missing), len(missing))
-    if not texts:
-        return np.zeros((0, 0), dtype=np.float32)
-    return np.stack([vectors[text] for text in texts]).astype(np.float32, copy=False)

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from topic_explorer.pipeline.buildfolder.metadata import longest_text
 from topic_explorer.pipeline.errors import UserError
 from topic_explorer.pipeline.settings import MAX_COLUMNS, MAX_TEXT_CHARS
 from topic_explorer.pipeline.share.bibtex import read_bibtex
@@ -122,20 +123,6 @@ def _check_size(path: Path, rows: pd.DataFrame) -> None:
                 f"{path}: the text in column {str(column)[:40]!r} of record {row + 1:,} is {length:,} characters "
                 f"long, more than the {MAX_TEXT_CHARS:,} a paper's field may hold; check the file and --text-column"
             )
-
-
-def longest_text(values: pd.Series) -> tuple[int, int]:
-    """The length of the longest text among `values` (other values count as 0) and its position."""
-    if isinstance(values.dtype, pd.StringDtype):
-        lengths = values.str.len().fillna(0)
-    elif values.dtype == object:
-        lengths = values.map(lambda v: len(v) if isinstance(v, str) else 0)
-    else:
-        return 0, 0
-    if not len(lengths):
-        return 0, 0
-    row = int(lengths.to_numpy().argmax())
-    return int(lengths.iloc[row]), row
 
 
 def _format_of(path: Path) -> str:

@@ -3,7 +3,8 @@
 import numpy as np
 import pytest
 
-from topic_explorer.pipeline.embed.cache import CacheStats, EmbeddingCache, embed_all
+from topic_explorer.pipeline.apply.loop import embed_all
+from topic_explorer.pipeline.embed.cache import CacheStats, EmbeddingCache
 from topic_explorer.pipeline.embed.models import MiniLMEmbedder, TfidfEmbedder, resolve_device
 from topic_explorer.pipeline.errors import UserError
 from topic_explorer.pipeline.ingest.corpus import load_corpus, sample_files

@@ -57,7 +57,8 @@ def test_kill_9_during_a_build_leaves_the_previous_build_readable(previous_build
 PACED_EMBEDDING = """
 import sys
 from pathlib import Path
-from topic_explorer.pipeline.embed.cache import CacheStats, EmbeddingCache, embed_all
+from topic_explorer.pipeline.embed.cache import CacheStats, EmbeddingCache
+from topic_explorer.pipeline.apply.loop import embed_all
 from tests.conftest import FakeEmbedder
 
 class Paced(FakeEmbedder):
@@ -76,7 +77,7 @@ embedder, stats = Paced(), CacheStats()
 embed_all(texts, embedder, EmbeddingCache(Path(sys.argv[1]), embedder.name), stats=stats)
 print("done", stats.reused, stats.embedded, flush=True)
 """
-BLOCK = 128  # texts per embedding block (embed.cache.BATCH_SIZE)
+BLOCK = 128  # texts per embedding block (apply.loop.BATCH_SIZE)
 
 
 def kill_before_block(command: list[str], block: int) -> None:
