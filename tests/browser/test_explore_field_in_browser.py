@@ -160,3 +160,39 @@ def test_a_shared_link_restores_the_view(browser, page: Page):
         expect(other.get_by_role("textbox", name=re.compile(r"^Filter by words"))).to_have_value("learning")
     finally:
         other.context.close()
+
+
+LEGEND = f"() => {MAP}.data.filter(t => t.showlegend !== false).map(t => t.name.replace(/ \\(\\d+\\)$/, ''))"
+
+
+def test_the_detail_slider_goes_from_broad_themes_to_the_finest_topics(page: Page, screens: Path, sample_build):
+    build = read_build(sample_build)
+    topic_labels = set(build.topics["label"])
+    broadest = build.hierarchy[build.hierarchy["level"] == build.hierarchy["level"].min()]
+    theme_labels = set(broadest["label"])
+    assert 2 <= len(theme_labels) < len(topic_labels)
+    page.locator(".te-map-label").first.wait_for()
+    assert set(page.evaluate(LEGEND)) == topic_labels  # the page opens on the finest topics
+    page.screenshot(path=str(screens / "detail-finest.png"), full_page=True)
+
+    slider = page.get_by_test_id("stSlider").filter(has_text="Detail").get_by_role("slider")
+    slider.focus()
+    slider.press("Home")  # the broadest themes
+    page.wait_for_function(f"themes => {{ const shown = ({LEGEND})(); return shown.length === themes.length; }}",
+                           arg=sorted(theme_labels))  # fmt: skip
+    assert set(page.evaluate(LEGEND)) == theme_labels  # colours and legend follow the level
+    shown = set(page.locator(".te-map-label").all_inner_texts())
+    assert theme_labels <= shown, shown  # the themes are named on the map (finer names beside them, smaller)
+    expect(status(page)).to_contain_text("Showing 38 of 38 papers")  # a level filters nothing
+    sidebar = page.get_by_test_id("stSidebar")
+    expect(sidebar.get_by_text("Themes", exact=True)).to_be_visible()
+    sidebar.get_by_test_id("stMultiSelect").first.click()
+    options = page.get_by_role("option").filter(has_not_text="Select all").all_inner_texts()
+    page.keyboard.press("Escape")
+    assert {re.sub(r" \(\d+\)$", "", o) for o in options} == theme_labels, options  # the filter offers themes
+    page.screenshot(path=str(screens / "detail-broadest.png"), full_page=True)
+
+    slider.focus()
+    slider.press("End")  # back to the finest topics
+    page.wait_for_function(f"n => ({LEGEND})().length === n", arg=len(topic_labels))
+    assert set(page.evaluate(LEGEND)) == topic_labels
