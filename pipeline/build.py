@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from topic_explorer.pipeline import __version__
+from topic_explorer.pipeline import __version__, cachedstages
 from topic_explorer.pipeline.apply.batches import NOT_FIXED, Batch, BatchResult, Fitted
 from topic_explorer.pipeline.apply.engine import Engine, InProcess
 from topic_explorer.pipeline.apply.loop import apply_all
@@ -40,6 +40,7 @@ from topic_explorer.pipeline.fit.layout import map_coordinates
 from topic_explorer.pipeline.fit.topics import Fit, fit_topics
 from topic_explorer.pipeline.ingest.corpus import CorpusReader, sample_files
 from topic_explorer.pipeline.settings import MIN_PAPERS, BuildSettings
+from topic_explorer.pipeline.stagecache import StageCache
 from topic_explorer.pipeline.timing import StageTimer
 from topic_explorer.pipeline.topicmodel import PLACE_NEIGHBOURS, POOR_FIT_QUANTILE, MapLayout
 
@@ -113,11 +114,23 @@ def run_build(
             embedder.fit(sample_texts)
         vectors = embed_all(sample_texts, embedder, cache, engine=engine, progress=progress, stats=stats)
     embed_here = partial(embed_all, embedder=embedder, cache=cache)  # topic names and keyword candidates
+    stages = StageCache(settings.cache_dir)
     log.info("Finding topics ...")
-    fit = fit_topics(vectors, sample_texts, settings=settings, embed=embed_here, timer=timer)
+    with timer.stage("keywords"):  # what the inner stages leave: reading a stored fit, BERTopic's own work
+        fit = cachedstages.fit(
+            stages,
+            [vectors, sample_texts, settings.for_results(with_seed=False), embedder.name],
+            partial(fit_topics, vectors, sample_texts, settings=settings, embed=embed_here, timer=timer, stages=stages),
+            embedder_kind=settings.embedder,
+        )
     log.info("Drawing the map ...")
     with timer.stage("layout"):
-        xy = map_coordinates(vectors, fit.neighbours, seed=settings.seed, n_neighbors=fit.parameters.graph_neighbors)
+        n_neighbors = fit.parameters.graph_neighbors
+        xy = cachedstages.layout(
+            stages,
+            [vectors, fit.neighbours.indices, fit.neighbours.distances, n_neighbors, settings.seed],
+            partial(map_coordinates, vectors, fit.neighbours, seed=settings.seed, n_neighbors=n_neighbors),
+        )
     fitted = Fitted(embedder, fit.model, MapLayout(vectors, xy), settings.keep_outliers)
     fixed = _FixedBySample(sample, fit, xy)
     with BuildWriter(out, reader.n_papers, vectors.shape[1], reader.metadata_types) as writer:
@@ -126,11 +139,14 @@ def run_build(
         topic_id, fits_poorly = applied.topic_id, applied.fits_poorly
         table = with_sizes(fit.topics, topic_id)
         with timer.stage("hierarchy"):
-            tree = topic_hierarchy(
-                fit.counts, fit.model, texts=sample_texts, text_topics=fit.labels, embed_terms=embed_here
-            )
+            tree = cachedstages.hierarchy(
+                stages, fit.counts, fit.model, [sample_texts, fit.labels, embedder.name],
+                partial(topic_hierarchy, fit.counts, fit.model, texts=sample_texts, text_topics=fit.labels,
+                        embed_terms=embed_here),
+            )  # fmt: skip
         with timer.stage("evaluate"):
-            quality = assess(sample_texts, topic_id, fits_poorly, table)
+            scored = [sample_texts, topic_id, fits_poorly, table]
+            quality = cachedstages.quality(stages, scored, partial(assess, *scored))
         table = table.merge(quality.per_topic[["topic_id", "coherence"]], on="topic_id", how="left")
         with timer.stage("write"):
             from topic_explorer.pipeline.bertopic_model import save_topic_model  # BERTopic is imported by fitting

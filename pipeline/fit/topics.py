@@ -30,10 +30,13 @@ from topic_explorer.pipeline.fit.clusters import TopicParameters, choose_paramet
 from topic_explorer.pipeline.fit.named_topics import match_named_topics
 from topic_explorer.pipeline.fit.reduce import Neighbours, nearest_neighbours
 from topic_explorer.pipeline.settings import BuildSettings
+from topic_explorer.pipeline.stagecache import StageCache
 from topic_explorer.pipeline.timing import StageTimer
 from topic_explorer.pipeline.topicmodel import TopicModel
 
 log = logging.getLogger(__name__)
+
+DESCRIBING_ONLY = ("keywords_per_topic",)  # settings only the describing reads: a change re-describes the same topics
 
 
 @dataclass(frozen=True)
@@ -60,16 +63,19 @@ def fit_topics(
     settings: BuildSettings,
     embed: Callable[[list[str]], np.ndarray],
     timer: StageTimer | None = None,
+    stages: StageCache | None = None,
 ) -> Fit:
     """BERTopic fitted on the fit sample's embeddings and abstracts, with our clustering and naming.
 
     `embed` turns texts (the user's topic names, keyword candidates) into vectors with the build's embedder.
-    `timer` receives 'reduce' (neighbours and UMAP), 'cluster' and 'keywords'.
+    `timer` receives 'reduce' (neighbours and UMAP), 'cluster' and 'keywords'. `stages` keeps the neighbours and
+    the clustering for the next fit of the same papers (`pipeline.cachedstages`).
     """
     from bertopic import BERTopic
     from bertopic.dimensionality import BaseDimensionalityReduction
     from bertopic.vectorizers import ClassTfidfTransformer
 
+    from topic_explorer.pipeline import cachedstages
     from topic_explorer.pipeline.bertopic_model import BuildEmbedder
     from topic_explorer.pipeline.describe.representation import (
         LABEL_ASPECT,
@@ -80,17 +86,24 @@ def fit_topics(
     from topic_explorer.pipeline.fit.cluster_model import TopicClusters
 
     timer = timer or StageTimer()
+    stages = stages or StageCache(None)
     params = choose_parameters(len(vectors), settings)
     with timer.stage("reduce"):
-        neighbours = nearest_neighbours(vectors, params.graph_neighbors + 1)
+        k = params.graph_neighbors + 1
+        neighbours = cachedstages.neighbours(stages, vectors, k, lambda: nearest_neighbours(vectors, k))
     match = match_named_topics(
         settings.named_topics, abstracts, vectors, embed, threshold=settings.named_topic_threshold
     )
     _warn_unmatched(match.unmatched(), settings.named_topic_threshold)
     with timer.stage("keywords"):
         terms = PaperTerms.count(abstracts)
-    clusters = TopicClusters(
-        params, neighbours=neighbours, named=match.paper_name, keep_outliers=settings.keep_outliers, timer=timer
+    made_with = [abstracts, neighbours.indices, neighbours.distances, match.paper_name, params.as_dict()]
+    clusters = cachedstages.RememberedClusters(
+        TopicClusters(
+            params, neighbours=neighbours, named=match.paper_name, keep_outliers=settings.keep_outliers, timer=timer
+        ),
+        stages,
+        [*made_with, _clustering_settings(settings)],
     )
     describer = TopicDescriber(
         abstracts, terms, vectors, embed, keywords_per_topic=settings.keywords_per_topic,
@@ -130,6 +143,12 @@ def fit_topics(
         parameters=clusters.parameters_,
         neighbours=neighbours,
     )
+
+
+def _clustering_settings(settings: BuildSettings) -> dict:
+    """The settings in the clustering's cache key: all the fit's (`for_results`) but `DESCRIBING_ONLY`."""
+    values = settings.for_results(with_seed=False)
+    return {name: value for name, value in values.items() if name not in DESCRIBING_ONLY}
 
 
 def _warn_unmatched(unmatched: dict[str, float], threshold: float) -> None:

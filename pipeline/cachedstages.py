@@ -1,0 +1,208 @@
+"""The build's deterministic stages through the stage cache (`pipeline.stagecache`).
+
+Each function here calls one stage as it is, keyed by everything that stage takes, and says how its result
+is stored and read back; none reaches into the stage. What each key holds:
+- neighbours: the vectors and how many neighbours;
+- clusters (BERTopic's clustering model): the vectors, the texts, their neighbours, the papers matched to named
+  topics, the clustering parameters and the settings the topics depend on;
+- the fit (clusters, keywords, labels, the BERTopic model): the vectors, the texts, those settings and the
+  embedder (it embeds topic names and keyword candidates);
+- the map: the vectors, their neighbours, the graph's size and the seed;
+- the topic tree: the topics' term counts and centres, the texts and their topics, the embedder;
+- the scores: the texts, every paper's topic and flag, and the topics' table.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from topic_explorer.pipeline.describe.terms import TermCounts
+from topic_explorer.pipeline.evaluate.quality import Quality
+from topic_explorer.pipeline.fit.clusters import TopicParameters
+from topic_explorer.pipeline.fit.reduce import Neighbours
+from topic_explorer.pipeline.stagecache import (
+    StageCache,
+    from_sparse_parts,
+    read_arrays,
+    read_frame,
+    read_values,
+    sparse_parts,
+    write_arrays,
+    write_frame,
+    write_values,
+)
+from topic_explorer.pipeline.topicmodel import TopicModel
+
+BERTOPIC_FOLDER = "bertopic"
+
+
+def neighbours(stages: StageCache, vectors: np.ndarray, k: int, compute: Callable[[], Neighbours]) -> Neighbours:
+    """`compute()` (the `k` nearest neighbours of `vectors`), or its stored result."""
+
+    def write(found: Neighbours, folder: Path) -> None:
+        write_arrays(folder, indices=found.indices, distances=found.distances)
+
+    def read(folder: Path) -> Neighbours:
+        arrays = read_arrays(folder)
+        return Neighbours(arrays["indices"], arrays["distances"])
+
+    return stages.run("neighbours", [vectors, k], compute, write=write, read=read)
+
+
+class RememberedClusters:
+    """A clustering model for BERTopic's `hdbscan_model` slot: `model`'s fit, or its stored result.
+
+    `inputs` are what the model was made with besides the vectors it is fitted on; after `fit` it has the
+    attributes fitting reads (`labels_`, `left_out_`, `fits_poorly_`, `parameters_`).
+    """
+
+    def __init__(self, model, stages: StageCache, inputs: list):
+        self.model = model
+        self.stages = stages
+        self.inputs = inputs
+
+    def fit(self, X: np.ndarray, y: None = None) -> RememberedClusters:
+        def compute():
+            return self.model.fit(X)
+
+        def write(fitted, folder: Path) -> None:
+            write_arrays(folder, labels=fitted.labels_, left_out=fitted.left_out_, fits_poorly=fitted.fits_poorly_)
+            write_values(folder, {"parameters": fitted.parameters_.as_dict()})
+
+        def read(folder: Path):
+            arrays, values = read_arrays(folder), read_values(folder)
+            found = _Found()
+            found.labels_, found.left_out_ = arrays["labels"], arrays["left_out"]
+            found.fits_poorly_, found.parameters_ = arrays["fits_poorly"], TopicParameters(**values["parameters"])
+            return found
+
+        fitted = self.stages.run("clusters", [X, *self.inputs], compute, write=write, read=read)
+        self.labels_, self.left_out_ = fitted.labels_, fitted.left_out_
+        self.fits_poorly_, self.parameters_ = fitted.fits_poorly_, fitted.parameters_
+        return self
+
+
+class _Found:
+    """A stored clustering's attributes."""
+
+
+def fit(stages: StageCache, inputs: list, compute: Callable[[], object], *, embedder_kind: str):
+    """`compute()` (fitting the topics, a `pipeline.fit.topics.Fit`), or its stored result; the BERTopic model is
+    stored as the build stores it and opened again with BERTopic."""
+    from topic_explorer.pipeline.fit.topics import Fit
+
+    def write(found: Fit, folder: Path) -> None:
+        from topic_explorer.pipeline.bertopic_model import save_topic_model
+
+        save_topic_model(
+            found.topic_model, folder / BERTOPIC_FOLDER, embedder_kind=embedder_kind,
+            sizes=dict(found.topic_model.topic_sizes_),
+        )  # fmt: skip
+        write_arrays(
+            folder,
+            labels=found.labels,
+            left_out=found.left_out,
+            fits_poorly=found.fits_poorly,
+            **_model_parts(found.model),
+            **_counts_parts(found.counts),
+            neighbour_indices=found.neighbours.indices,
+            neighbour_distances=found.neighbours.distances,
+        )
+        write_values(
+            folder,
+            {
+                "terms": list(found.counts.terms),
+                "names": [[int(t), name] for t, name in found.names.items()],
+                "unmatched_names": found.unmatched_names,
+                "parameters": found.parameters.as_dict(),
+            },
+        )
+        write_frame(folder, "topics", found.topics)
+
+    def read(folder: Path) -> Fit:
+        from topic_explorer.pipeline.bertopic_model import load_saved
+
+        arrays, values = read_arrays(folder), read_values(folder)
+        return Fit(
+            topic_model=load_saved(folder / BERTOPIC_FOLDER),
+            labels=arrays["labels"],
+            left_out=arrays["left_out"],
+            fits_poorly=arrays["fits_poorly"],
+            topics=read_frame(folder, "topics"),
+            counts=_counts_from(arrays, values["terms"]),
+            names={int(t): name for t, name in values["names"]},
+            unmatched_names=values["unmatched_names"],
+            model=_model_from(arrays),
+            parameters=TopicParameters(**values["parameters"]),
+            neighbours=Neighbours(arrays["neighbour_indices"], arrays["neighbour_distances"]),
+        )
+
+    return stages.run("fit", inputs, compute, write=write, read=read)
+
+
+def layout(stages: StageCache, inputs: list, compute: Callable[[], np.ndarray]) -> np.ndarray:
+    """`compute()` (the map's positions), or its stored result."""
+    write = lambda xy, folder: write_arrays(folder, xy=xy)  # noqa: E731
+    return stages.run("layout", inputs, compute, write=write, read=lambda folder: read_arrays(folder)["xy"])
+
+
+def hierarchy(
+    stages: StageCache, counts: TermCounts, model: TopicModel, inputs: list, compute: Callable[[], pd.DataFrame]
+) -> pd.DataFrame:
+    """`compute()` (the topic tree over `counts` and `model`), or its stored result."""
+    return stages.run(
+        "hierarchy",
+        [*_counts_key(counts), *_model_parts(model).values(), *inputs],
+        compute,
+        write=lambda tree, folder: write_frame(folder, "tree", tree),
+        read=lambda folder: read_frame(folder, "tree"),
+    )
+
+
+def quality(stages: StageCache, inputs: list, compute: Callable[[], Quality]) -> Quality:
+    """`compute()` (the topics' scores), or its stored result."""
+
+    def write(found: Quality, folder: Path) -> None:
+        values = {name: getattr(found, name) for name in ("coherence", "diversity", "poorly_fitting_share", "n_topics")}
+        write_values(folder, values | {"sizes": found.sizes, "agreement": found.agreement})
+        write_frame(folder, "per_topic", found.per_topic)
+
+    def read(folder: Path) -> Quality:
+        return Quality(**read_values(folder), per_topic=read_frame(folder, "per_topic"))
+
+    return stages.run("evaluate", inputs, compute, write=write, read=read)
+
+
+def _model_parts(model: TopicModel) -> dict[str, np.ndarray]:
+    return {"topic_ids": model.topic_ids, "centres": model.centres, "poor_fit_below": model.poor_fit_below}
+
+
+def _model_from(arrays: dict[str, np.ndarray]) -> TopicModel:
+    return TopicModel(arrays["topic_ids"], arrays["centres"], arrays["poor_fit_below"])
+
+
+def _counts_parts(counts: TermCounts) -> dict[str, np.ndarray]:
+    return {
+        "count_topic_ids": counts.topic_ids,
+        "count_sizes": counts.sizes,
+        **sparse_parts("counts", counts.counts),
+        **sparse_parts("papers", counts.papers),
+    }
+
+
+def _counts_key(counts: TermCounts) -> list:
+    return [list(counts.terms), counts.topic_ids, counts.sizes, counts.counts, counts.papers]
+
+
+def _counts_from(arrays: dict[str, np.ndarray], terms: list[str]) -> TermCounts:
+    return TermCounts(
+        arrays["count_topic_ids"],
+        tuple(terms),
+        from_sparse_parts("counts", arrays),
+        from_sparse_parts("papers", arrays),
+        arrays["count_sizes"],
+    )
