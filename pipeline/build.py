@@ -149,12 +149,15 @@ def run_build(
             quality = cachedstages.quality(stages, scored, partial(assess, *scored))
         table = table.merge(quality.per_topic[["topic_id", "coherence"]], on="topic_id", how="left")
         with timer.stage("write"):
-            from topic_explorer.pipeline.bertopic_model import save_topic_model  # BERTopic is imported by fitting
-
-            manifest = _manifest(reader, applied.titles_derived, fit, quality, settings, embedder, stats, timer.seconds)
-            manifest |= {"engine": engine.description}
+            manifest = _manifest(reader, applied.titles_derived, fit, quality, settings, embedder, stats, timer)
+            manifest |= {"engine": engine.description, "stage_cache": stages.counts.as_dict()}
             model = ModelParts(fit.model, fit.counts.to_frame(), embedder.state() if embedder.fits_corpus else None)
-            save = partial(save_topic_model, fit.topic_model, embedder_kind=settings.embedder, sizes=topic_sizes(table))
+            save = partial(
+                cachedstages.save_topic_model,
+                fit.topic_model,
+                embedder_kind=settings.embedder,
+                sizes=topic_sizes(table),
+            )
             path = writer.commit(table, manifest, model, tree, folders={BERTOPIC_DIR: save})
     return BuildResult(
         path, reader, applied.titles_derived, table, topic_id, fits_poorly, fit.unmatched_names, quality,
@@ -289,8 +292,10 @@ def _manifest(
     settings: BuildSettings,
     embedder: Embedder,
     stats: CacheStats,
-    seconds: dict[str, float],
+    timer: StageTimer,
 ) -> dict:
+    # Every stage but "write", which is still running while this is made.
+    done = [stage for stage in STAGES if stage != "write"]
     return {
         "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
         "tool": f"topic-explorer {__version__}",
@@ -326,8 +331,9 @@ def _manifest(
         },
         "metadata_columns": corpus.metadata_columns,
         "quality": quality.summary(),
-        # Every stage but "write", which is still running while this is made.
-        "seconds": {stage: round(seconds.get(stage, 0.0), 3) for stage in STAGES if stage != "write"},
+        "seconds": {stage: round(timer.seconds.get(stage, 0.0), 3) for stage in done},
+        "cpu_seconds": {stage: round(timer.cpu_seconds.get(stage, 0.0), 3) for stage in done},
+        "peak_memory_mb": {stage: round(timer.peak_mb[stage]) for stage in done if stage in timer.peak_mb},
         "versions": {"python": platform.python_version(), **_versions()},
     }
 

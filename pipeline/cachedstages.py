@@ -14,7 +14,10 @@ is stored and read back; none reaches into the stage. What each key holds:
 
 from __future__ import annotations
 
+import json
+import tempfile
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -96,12 +99,10 @@ def fit(stages: StageCache, inputs: list, compute: Callable[[], object], *, embe
     from topic_explorer.pipeline.fit.topics import Fit
 
     def write(found: Fit, folder: Path) -> None:
-        from topic_explorer.pipeline.bertopic_model import save_topic_model
-
-        save_topic_model(
-            found.topic_model, folder / BERTOPIC_FOLDER, embedder_kind=embedder_kind,
-            sizes=dict(found.topic_model.topic_sizes_),
-        )  # fmt: skip
+        model = found.topic_model
+        # By topic id, as the build saves them: a build whose papers are all in the fit sample copies these files.
+        sizes = model.sizes() if isinstance(model, SavedTopicModel) else dict(sorted(model.topic_sizes_.items()))
+        save_topic_model(model, folder / BERTOPIC_FOLDER, embedder_kind=embedder_kind, sizes=sizes)
         write_arrays(
             folder,
             labels=found.labels,
@@ -124,11 +125,9 @@ def fit(stages: StageCache, inputs: list, compute: Callable[[], object], *, embe
         write_frame(folder, "topics", found.topics)
 
     def read(folder: Path) -> Fit:
-        from topic_explorer.pipeline.bertopic_model import load_saved
-
         arrays, values = read_arrays(folder), read_values(folder)
         return Fit(
-            topic_model=load_saved(folder / BERTOPIC_FOLDER),
+            topic_model=SavedTopicModel.read(folder / BERTOPIC_FOLDER),
             labels=arrays["labels"],
             left_out=arrays["left_out"],
             fits_poorly=arrays["fits_poorly"],
@@ -142,6 +141,49 @@ def fit(stages: StageCache, inputs: list, compute: Callable[[], object], *, embe
         )
 
     return stages.run("fit", inputs, compute, write=write, read=read)
+
+
+@dataclass(frozen=True)
+class SavedTopicModel:
+    """A fitted BERTopic model as `bertopic_model.save_topic_model` wrote it: file name -> bytes.
+
+    Held in memory, so the entry it came from may go. Writing it with the topic sizes it was saved with copies
+    the files and never imports BERTopic (several seconds); other sizes open it in BERTopic and save it again.
+    """
+
+    files: dict[str, bytes]
+
+    @classmethod
+    def read(cls, folder: Path) -> SavedTopicModel:
+        return cls({path.name: path.read_bytes() for path in sorted(folder.iterdir())})
+
+    def sizes(self) -> dict[int, int]:
+        stored = json.loads(self.files["topics.json"])["topic_sizes"]
+        return {int(topic): int(size) for topic, size in stored.items()}
+
+    def load(self):
+        """The model in BERTopic (`bertopic.BERTopic`)."""
+        from topic_explorer.pipeline.bertopic_model import load_saved
+
+        with tempfile.TemporaryDirectory() as folder:
+            for name, content in self.files.items():
+                (Path(folder) / name).write_bytes(content)
+            return load_saved(Path(folder))
+
+
+def save_topic_model(topic_model, folder: Path, *, embedder_kind: str, sizes: dict[int, int]) -> None:
+    """`bertopic_model.save_topic_model` for a fitted BERTopic model or a `SavedTopicModel` from the cache."""
+    from_cache = isinstance(topic_model, SavedTopicModel)
+    if from_cache and list(topic_model.sizes().items()) == [(int(t), int(n)) for t, n in sizes.items()]:
+        folder.mkdir(parents=True)
+        for name, content in topic_model.files.items():
+            (folder / name).write_bytes(content)
+        return
+    from topic_explorer.pipeline.bertopic_model import save_topic_model as save_in_bertopic
+
+    save_in_bertopic(
+        topic_model.load() if from_cache else topic_model, folder, embedder_kind=embedder_kind, sizes=sizes
+    )
 
 
 def layout(stages: StageCache, inputs: list, compute: Callable[[], np.ndarray]) -> np.ndarray:

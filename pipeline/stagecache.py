@@ -55,6 +55,9 @@ class StageCounts:
     reused: list[str] = field(default_factory=list)
     computed: list[str] = field(default_factory=list)
 
+    def as_dict(self) -> dict[str, list[str]]:
+        return {"reused": list(self.reused), "computed": list(self.computed)}
+
 
 class StageCache:
     """Stage results by key; `None` as the folder keeps nothing (every stage is computed)."""

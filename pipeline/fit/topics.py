@@ -43,7 +43,7 @@ DESCRIBING_ONLY = ("keywords_per_topic",)  # settings only the describing reads:
 class Fit:
     """What fitting found on the sample, in sample order."""
 
-    topic_model: Any  # the fitted `bertopic.BERTopic`
+    topic_model: Any  # the fitted `bertopic.BERTopic`, or `cachedstages.SavedTopicModel` when the fit was stored
     labels: np.ndarray  # int64 topic per sample paper (-1 only with --keep-outliers)
     left_out: np.ndarray  # bool per sample paper: the clustering put it in no cluster; it joined the nearest topic
     fits_poorly: np.ndarray  # bool per sample paper: left out, and far from the topic it joined
