@@ -101,23 +101,23 @@ class StageCache:
         return result
 
     def _store(self, stage: str, entry: Path, result: Any, write: Callable[[Any, Path], None]) -> None:
-        """Write the entry into a staging folder and rename it into place; a cache that cannot be written is
-        logged and left alone (the build goes on)."""
+        """Write the entry into a staging folder and rename it into place. A cache that cannot be written (a full
+        disk) is left alone: the build goes on, and the next one computes the stage again."""
+        staging = None
         try:
             entry.parent.mkdir(parents=True, exist_ok=True)
             staging = Path(tempfile.mkdtemp(prefix=f".{entry.name}.", dir=entry.parent))
-        except OSError as error:
-            log.warning("could not write the %s result to the cache (%s)", stage, error)
-            return
-        try:
             write(result, staging)
             os.rename(staging, entry)  # atomic; fails when another build stored the same entry first
-        except OSError as error:
+            _forget_oldest(entry.parent)
+        except Exception as error:  # whatever went wrong, the result in hand is good
             if not entry.is_dir():
-                log.warning("could not write the %s result to the cache (%s)", stage, error)
+                # A full or read-only disk is the machine's state (said at INFO); anything else is a bug to report.
+                level = logging.INFO if isinstance(error, OSError) else logging.WARNING
+                log.log(level, "could not keep the %s result in the stage cache (%s)", stage, error)
         finally:
-            shutil.rmtree(staging, ignore_errors=True)
-        _forget_oldest(entry.parent)
+            if staging is not None:
+                shutil.rmtree(staging, ignore_errors=True)
 
 
 def _touch(entry: Path) -> None:
