@@ -109,12 +109,16 @@ def run_build(
         embedder.name,
         engine.description,
     )
-    with timer.stage("embed"):
-        if embedder.fits_corpus:
-            embedder.fit(sample_texts)
-        vectors = embed_all(sample_texts, embedder, cache, engine=engine, progress=progress, stats=stats)
-    embed_here = partial(embed_all, embedder=embedder, cache=cache)  # topic names and keyword candidates
     stages = StageCache(settings.cache_dir)
+    embed_sample = partial(embed_all, sample_texts, cache=cache, engine=engine, progress=progress, stats=stats)
+    with timer.stage("embed"):
+        if embedder.fits_corpus:  # its space is learnt from the sample: kept with the vectors in the stage cache
+            embedder, vectors = cachedstages.corpus_embedder(
+                stages, embedder, sample_texts, lambda: (embedder.fit(sample_texts), embed_sample(embedder))
+            )
+        else:
+            vectors = embed_sample(embedder)
+    embed_here = partial(embed_all, embedder=embedder, cache=cache)  # topic names and keyword candidates
     log.info("Finding topics ...")
     with timer.stage("keywords"):  # what the inner stages leave: reading a stored fit, BERTopic's own work
         fit = cachedstages.fit(

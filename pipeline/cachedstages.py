@@ -2,6 +2,8 @@
 
 Each function here calls one stage as it is, keyed by everything that stage takes, and says how its result
 is stored and read back; none reaches into the stage. What each key holds:
+- an embedder that learns its space from the fit sample (TF-IDF), fitted, with the sample's vectors: the texts
+  and the embedder's kind and settings;
 - neighbours: the vectors and how many neighbours;
 - clusters (BERTopic's clustering model): the vectors, the texts, their neighbours, the papers matched to named
   topics, the clustering parameters and the settings the topics depend on;
@@ -24,6 +26,7 @@ import numpy as np
 import pandas as pd
 
 from topic_explorer.pipeline.describe.terms import TermCounts
+from topic_explorer.pipeline.embed.models import Embedder
 from topic_explorer.pipeline.evaluate.quality import Quality
 from topic_explorer.pipeline.fit.clusters import TopicParameters
 from topic_explorer.pipeline.fit.reduce import Neighbours
@@ -41,6 +44,26 @@ from topic_explorer.pipeline.stagecache import (
 from topic_explorer.pipeline.topicmodel import TopicModel
 
 BERTOPIC_FOLDER = "bertopic"
+
+
+def corpus_embedder(
+    stages: StageCache, embedder: Embedder, texts: list[str], compute: Callable[[], tuple[Embedder, np.ndarray]]
+) -> tuple[Embedder, np.ndarray]:
+    """`compute()` (an embedder that learns its space from `texts`, fitted, and their vectors), or its stored
+    result; keyed by the texts and the embedder's kind, name and settings (its public attributes)."""
+    made_with = {name: value for name, value in vars(embedder).items() if not name.startswith("_")}
+
+    def write(result: tuple[Embedder, np.ndarray], folder: Path) -> None:
+        fitted, vectors = result
+        write_arrays(folder, vectors=vectors, **{f"state_{name}": value for name, value in fitted.state().items()})
+
+    def read(folder: Path) -> tuple[Embedder, np.ndarray]:
+        arrays = read_arrays(folder)
+        state = {name.removeprefix("state_"): value for name, value in arrays.items() if name.startswith("state_")}
+        return type(embedder).from_state(state), arrays["vectors"]
+
+    inputs = [texts, type(embedder).__name__, embedder.name, made_with]
+    return stages.run("embedder", inputs, compute, write=write, read=read)
 
 
 def neighbours(stages: StageCache, vectors: np.ndarray, k: int, compute: Callable[[], Neighbours]) -> Neighbours:

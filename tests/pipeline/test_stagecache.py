@@ -76,6 +76,16 @@ def test_a_rebuild_of_the_bundled_sample_writes_the_same_build(tmp_path):
     assert_same_build(tmp_path / "cold", tmp_path / "warm")
 
 
+def test_a_tfidf_rebuild_reuses_its_fitted_space_and_writes_the_same_build(tmp_path):
+    for name in ("cold", "warm"):
+        run_build([], tmp_path / name, BuildSettings(embedder="tfidf", cache_dir=tmp_path / "cache"))
+    manifest = json.loads((tmp_path / "warm" / "manifest.json").read_text())
+    assert manifest["stage_cache"] == {"reused": ["embedder", "fit", "layout", "hierarchy", "evaluate"], "computed": []}
+    assert_same_build(tmp_path / "cold", tmp_path / "warm")
+    for name in ("model/embedder.npz", "embeddings.npy"):
+        assert (tmp_path / "cold" / name).read_bytes() == (tmp_path / "warm" / name).read_bytes(), name
+
+
 def test_a_fit_sample_smaller_than_the_corpus_rebuilds_the_same_build(corpus, tmp_path):
     """Papers outside the sample are assigned again; the model's sizes count them, so BERTopic saves it anew."""
     build([corpus], tmp_path / "cold", tmp_path / "cache", fit_sample=40)
