@@ -112,7 +112,8 @@ class BuildSettings:
     )
     cache_dir: Path | None = _setting(
         None,
-        "Folder for the embedding cache, so rebuilds embed only new texts "
+        "Folder for the caches: embeddings, so rebuilds embed only new texts, and the stages' results, so a "
+        "rebuild of the same papers and settings skips the fit and the map "
         "(default ~/.cache/topic-explorer, or $TOPIC_EXPLORER_CACHE).",
     )
 
