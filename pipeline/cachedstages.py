@@ -21,6 +21,7 @@ import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
@@ -99,21 +100,19 @@ class RememberedClusters:
             write_arrays(folder, labels=fitted.labels_, left_out=fitted.left_out_, fits_poorly=fitted.fits_poorly_)
             write_values(folder, {"parameters": fitted.parameters_.as_dict()})
 
-        def read(folder: Path):
+        def read(folder: Path) -> SimpleNamespace:  # the fitted attributes, as a fitted model has them
             arrays, values = read_arrays(folder), read_values(folder)
-            found = _Found()
-            found.labels_, found.left_out_ = arrays["labels"], arrays["left_out"]
-            found.fits_poorly_, found.parameters_ = arrays["fits_poorly"], TopicParameters(**values["parameters"])
-            return found
+            return SimpleNamespace(
+                labels_=arrays["labels"],
+                left_out_=arrays["left_out"],
+                fits_poorly_=arrays["fits_poorly"],
+                parameters_=TopicParameters(**values["parameters"]),
+            )
 
         fitted = self.stages.run("clusters", [X, *self.inputs], compute, write=write, read=read)
         self.labels_, self.left_out_ = fitted.labels_, fitted.left_out_
         self.fits_poorly_, self.parameters_ = fitted.fits_poorly_, fitted.parameters_
         return self
-
-
-class _Found:
-    """A stored clustering's attributes."""
 
 
 def fit(stages: StageCache, inputs: list, compute: Callable[[], object], *, embedder_kind: str):
