@@ -41,7 +41,7 @@ def main() -> int:
     parser.add_argument("--embeddings", type=Path, help="a cache folder whose embeddings the builds start from")
     parser.add_argument("--cold-only", action="store_true", help="no warm rebuild (a memory measurement)")
     parser.add_argument(
-        "--before", type=Path, help="another checkout with its own .venv: its cold build runs first, in the same run"
+        "--before", type=Path, help="another checkout (e.g. a git worktree): its cold build runs first, in the same run"
     )
     parser.add_argument("--keep", type=Path, help="keep the builds here instead of deleting them")
     args = parser.parse_args()
@@ -71,13 +71,12 @@ def build(args: argparse.Namespace, checkout: Path, folder: Path, name: str) -> 
         if args.embeddings:
             shutil.copytree(args.embeddings / "embeddings", cache / "embeddings")
     out = folder / name
-    own = checkout / ".venv" / "bin" / "python"  # a checkout's own environment runs its own code
     command = [
-        str(own if own.exists() else sys.executable), "-m", "topic_explorer.pipeline.cli", "build",
+        sys.executable, "-m", "topic_explorer.pipeline.cli", "build",
         *map(str, args.corpus), "--out", str(out), "--embedder", args.embedder, "--cache-dir", str(cache), "--quiet",
     ]  # fmt: skip
     start = time.perf_counter()
-    process = subprocess.Popen(command, cwd=checkout)
+    process = subprocess.Popen(command, cwd=checkout, env=running(checkout, folder))
     _, status, usage = os.wait4(process.pid, 0)
     wall = time.perf_counter() - start
     if status != 0:
@@ -91,6 +90,17 @@ def build(args: argparse.Namespace, checkout: Path, folder: Path, name: str) -> 
         "peak": usage.ru_maxrss / 1024,
         "manifest": manifest,
     }
+
+
+def running(checkout: Path, folder: Path) -> dict[str, str]:
+    """An environment in which `topic_explorer.pipeline` is `checkout`'s code (first on the path, before the
+    installed package), so a build runs the checkout it was asked for, however the package was installed."""
+    package = folder / "code" / "topic_explorer"
+    package.mkdir(parents=True, exist_ok=True)
+    for name in ("pipeline", "dashboard"):
+        if not (package / name).exists():
+            (package / name).symlink_to(checkout / name)
+    return os.environ | {"PYTHONPATH": str(package.parent)}
 
 
 def report(runs: dict[str, dict]) -> None:
