@@ -25,8 +25,9 @@ log = logging.getLogger(__name__)
 
 # scikit-learn's working memory for the neighbour search, in MB: it finds the neighbours of as many papers at a
 # time as their distances to every paper fit in it. Its default (1,024) peaked at 1.8 GB for 19,308 papers; at
-# 128 the neighbours are the same, bit for bit, and found in half the CPU time (6.2-6.4 s against 11.5-12.7 s,
-# interleaved runs on 128-dimensional vectors).
+# 128 the neighbours and their distances were the same, bit for bit, found in half the CPU time (6.2-6.4 s against
+# 11.5-12.7 s, interleaved runs on 128-dimensional vectors). Chunks of a few rows would change distances by float
+# rounding (other BLAS kernels).
 NEIGHBOUR_SEARCH_MB = 128
 
 
