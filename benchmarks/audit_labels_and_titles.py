@@ -1,15 +1,21 @@
 """Write docs/label-audit.md and docs/title-audit.md from fresh builds, for a reader to judge.
 
-    .venv/bin/python benchmarks/audit_labels_and_titles.py                  # sample and ml5k
+    .venv/bin/python benchmarks/audit_labels_and_titles.py                  # every corpus
     .venv/bin/python benchmarks/audit_labels_and_titles.py --corpora sample # a minute
+    .venv/bin/python benchmarks/audit_labels_and_titles.py --titles-only    # docs/title-audit.md alone, no build
 
 The label audit lists, per topic, its label, top keywords and three most representative
 titles (the papers closest to the topic's centre), for the bundled sample and for 5,000
 ml_venues abstracts (the seeded sample `compare_with_bertopic.py` draws; skipped when
-../shared/data is absent). The title audit lists every derived title of the sample beside
-the abstract's first sentence. What a reader writes in the docs survives a rerun: the notes
-between the `reader-notes` markers, and each title's verdict as long as the title is unchanged
-(a changed title is marked "to review"). Builds use the default settings and the embedding
+../shared/data is absent), and for the label instrument's corpora (`label_instrument.py`:
+`keyworded`, the 2,667 papers with author keywords, and `mixed`, those among 5,000), where each
+topic also shows the author keyword closest to its label and their MiniLM cosine, and the
+section opens with the instrument's figures. The title audit gives the figures of `title_scores.py`
+(derived titles against real ones, real titles hidden, beside the first sentence and the commits before
+and after titles got worse) and lists every derived title of the sample beside the abstract's
+first sentence. What a reader writes in the docs survives a rerun: the notes between the
+`reader-notes` markers, and each title's verdict as long as the title is unchanged (a changed
+title is marked "to review"). Builds use the default settings and the embedding
 cache ($TOPIC_EXPLORER_CACHE), so a rerun after a clustering change embeds nothing new.
 """
 
@@ -22,17 +28,23 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import title_scores
 from compare_with_bertopic import corpus_files
+from label_instrument import LOW, Scored, measure
 
 from topic_explorer.pipeline.build import run_build
 from topic_explorer.pipeline.buildfolder.read import read_build
+from topic_explorer.pipeline.ingest.corpus import load_corpus, sample_files
 from topic_explorer.pipeline.settings import BuildSettings
 from topic_explorer.pipeline.text.clean import strip_markup
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 KEYWORDS_SHOWN = 8
 TITLES_SHOWN = 3
+CORPORA = ("sample", "keyworded", "mixed", "ml5k")
 COMMAND = "`.venv/bin/python benchmarks/audit_labels_and_titles.py` (add `--corpora sample` for the sample only)"
+TITLE_COMMAND = "`.venv/bin/python benchmarks/audit_labels_and_titles.py --titles-only`"
+COMPARED = ("819a271", "8f75936")  # the commits between which derived titles got worse (issue 20)
 _NOTES = re.compile(r"<!-- reader-notes:(?P<corpus>\w+) -->\n(?P<notes>.*?)<!-- /reader-notes -->", re.DOTALL)
 _VERDICT_ROW = re.compile(
     r"^\| `(?P<id>p[0-9a-f]{12})` \| (?P<title>.*?) \| .*? \| (?P<verdict>[^|]*) \|$", re.MULTILINE
@@ -41,13 +53,25 @@ _VERDICT_ROW = re.compile(
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--corpora", nargs="+", choices=("sample", "ml5k"), default=["sample", "ml5k"])
+    parser.add_argument("--corpora", nargs="+", choices=CORPORA, default=list(CORPORA))
+    parser.add_argument("--titles-only", action="store_true", help="write docs/title-audit.md alone (no builds)")
     args = parser.parse_args()
     label_doc, title_doc = DOCS / "label-audit.md", DOCS / "title-audit.md"
+    if args.titles_only:
+        write_title_audit(load_corpus(sample_files()).papers, title_doc)
+        print(f"wrote {title_doc}", file=sys.stderr)
+        return 0
     notes = _kept_notes(label_doc)
     sections = _kept_sections(label_doc)
     with tempfile.TemporaryDirectory() as scratch:
         for name in args.corpora:
+            if name in ("keyworded", "mixed"):
+                measured = measure(name, Path(scratch))
+                if measured is None:
+                    print(f"skipping {name}: its data file is not in ../shared/data", file=sys.stderr)
+                    continue
+                sections[name] = label_section(name, measured[0], notes.get(name, ""), measured[1])
+                continue
             paths = corpus_files(name, Path(scratch))
             if not paths:
                 print(f"skipping {name}: its data file is not in ../shared/data", file=sys.stderr)
@@ -57,25 +81,38 @@ def main() -> int:
             run_build(paths, build, BuildSettings())
             sections[name] = label_section(name, read_build(build), notes.get(name, ""))
             if name == "sample":
-                title_doc.write_text(title_audit(read_build(build), _kept_verdicts(title_doc)), encoding="utf-8")
+                write_title_audit(read_build(build).papers, title_doc)
     label_doc.write_text(label_audit(sections), encoding="utf-8")
     print(f"wrote {label_doc} and {title_doc}", file=sys.stderr)
     return 0
 
 
-def label_section(name: str, build, notes: str) -> str:
+def label_section(name: str, build, notes: str, scored: Scored | None = None) -> str:
+    """One corpus's table; with `scored` (the label instrument's result), each topic's closest author keyword."""
     papers, topics = build.papers, build.topics.sort_values("size", ascending=False)
-    lines = [
-        f"## {name}: {len(papers):,} papers, {len(topics)} topics",
-        "",
-        "| topic | papers | label | top keywords | most representative titles |",
-        "|---|---|---|---|---|",
+    lines = [f"## {name}: {len(papers):,} papers, {len(topics)} topics", ""]
+    closest = {}
+    if scored is not None:
+        label, base = scored.figures("label_score"), scored.figures("baseline_score")
+        lines += [
+            f"Label instrument ({len(scored.table)} topics with at least 5 keyworded papers): labels mean "
+            f"{label['mean']:.3f}, minimum {label['min']:.3f}, {label['below']:.0%} below {LOW:.2f}; the topic's "
+            f"first three keywords as its label: mean {base['mean']:.3f}, minimum {base['min']:.3f}, "
+            f"{base['below']:.0%} below {LOW:.2f}.",
+            "",
+        ]
+        closest = {r.topic_id: f"{r.label_match} ({r.label_score:.2f})" for r in scored.table.itertuples()}
+    extra = " closest author keyword (cosine) |" if scored is not None else ""
+    lines += [
+        f"| topic | papers | label |{extra} top keywords | most representative titles |",
+        "|---|---|---|" + ("---|" if scored is not None else "") + "---|---|",
     ]
     for topic in topics.itertuples():
         members = papers[(papers["topic_id"] == topic.topic_id) & ~papers["fits_poorly"]]
         titles = members.sort_values("confidence", ascending=False)["title"].head(TITLES_SHOWN)
+        cell = f" {_cell(closest.get(topic.topic_id, '-'))} |" if scored is not None else ""
         lines.append(
-            f"| {topic.topic_id} | {topic.size} | **{_cell(topic.label)}** | "
+            f"| {topic.topic_id} | {topic.size} | **{_cell(topic.label)}** |{cell} "
             f"{_cell(', '.join(topic.keywords[:KEYWORDS_SHOWN]))} | {'<br>'.join(_cell(t) for t in titles)} |"
         )
     notes = notes or "_What a reader would still rename: to be written after reading the table above._\n"
@@ -88,27 +125,62 @@ def label_audit(sections: dict[str, str]) -> str:
         "",
         "Each topic's label, its top keywords and the three papers closest to its centre, built with",
         "the default settings (ml5k: the 5,000 ml_venues abstracts `benchmarks/compare_with_bertopic.py`",
-        f"samples with seed 0, real titles). Regenerate after a clustering or labelling change with {COMMAND};",
-        "the reader's notes under each table are kept.",
+        "samples with seed 0, real titles; keyworded and mixed: the label instrument's corpora,",
+        "`benchmarks/label_instrument.py`, where each label is scored by its MiniLM cosine to the closest of",
+        "the author keywords most particular to its topic). Regenerate after a clustering or labelling",
+        f"change with {COMMAND}; the reader's notes under each table are kept.",
         "",
         "",
     ]
-    return "\n".join(head) + "\n".join(sections[name] for name in ("sample", "ml5k") if name in sections)
+    return "\n".join(head) + "\n".join(sections[name] for name in CORPORA if name in sections)
 
 
-def title_audit(build, verdicts: dict[str, tuple[str, str]]) -> str:
+def write_title_audit(papers, doc: Path) -> None:
+    """docs/title-audit.md: the measured figures, then the sample's titles with the reader's kept verdicts and notes."""
+    sample_list = title_scores.samples()
+    figures = None
+    if sample_list:
+        print("scoring derived titles against real ones ...", file=sys.stderr, flush=True)
+        derivers = {f"at {commit}": title_scores.deriver_at(commit) for commit in COMPARED}
+        figures = title_scores.table(title_scores.score(sample_list, derivers))
+    notes = _kept_notes(doc).get("titles", "")
+    doc.write_text(title_audit(papers, _kept_verdicts(doc), figures, notes), encoding="utf-8")
+
+
+def title_audit(papers, verdicts: dict[str, tuple[str, str]], figures: str | None, notes: str) -> str:
+    measured = figures or "_Not measured here: ../shared/data, with the corpora's real titles, is absent._"
     lines = [
-        "# Title audit: the derived titles of the bundled sample",
+        "# Title audit: derived titles, measured and read",
         "",
-        "The sample's 38 abstracts come without titles; each title is derived from its abstract",
-        f"(`pipeline/titles.py`). Regenerate with {COMMAND}; a verdict is kept while its title is",
-        "unchanged. Beside each title, the abstract's first sentence, which the title should beat.",
+        "Papers without a title get one derived from the abstract (`pipeline/describe/titles.py`).",
+        f"Regenerate with {TITLE_COMMAND} (or with the label audit, {COMMAND});",
+        "a verdict is kept while its title is unchanged, and the notes between the markers are kept.",
+        "",
+        "## Measured: how close derived titles come to the real ones",
+        "",
+        f"Seeded samples of {title_scores.SAMPLE_SIZE} papers from corpora that carry their real titles; each",
+        "derived title (real title hidden) against the real one, by the cosine of their MiniLM embeddings",
+        "(`benchmarks/title_scores.py`). Columns: the abstract's first sentence (the baseline), this tree's",
+        f"titles, and the titles of commits {' and '.join(COMPARED)} (before and after titles got worse);",
+        "then the share of this tree's titles at least as close as the first sentence, and what deriving",
+        "costs (each version timed in the same run).",
+        "",
+        measured,
+        "",
+        "<!-- reader-notes:titles -->",
+        (notes or "_What made titles worse, and what a reader would still rewrite: to be written._\n").rstrip(),
+        "<!-- /reader-notes -->",
+        "",
+        "## Read: the derived titles of the bundled sample",
+        "",
+        "The sample's 38 abstracts come without titles. Beside each title, the abstract's first sentence,",
+        "which the title should beat.",
         "",
         "| paper | derived title | abstract's first sentence | verdict |",
         "|---|---|---|---|",
     ]
     given = []
-    for paper in build.papers.itertuples():
+    for paper in papers.itertuples():
         kept_title, verdict = verdicts.get(paper.paper_id, ("", ""))
         verdict = verdict if kept_title == _cell(paper.title) else "to review"
         given.append(verdict.split(":", 1)[0].split(" (", 1)[0])

@@ -45,7 +45,7 @@ timeline.apply_click(explorer)
 view = sidebar.render_filters(explorer)
 level = len(explorer.levels) - 1 if view.level is None else view.level
 passing = shown_mask(str(build_path), version, sidebar.filters_of(view))
-found = meaning.render_search(str(build_path), version[0], view, passing)
+found = meaning.render_search(str(build_path), version[0], explorer.papers, view, passing)
 shown = passing if found is None else np.isin(np.arange(len(passing)), found.rows)
 rows = np.flatnonzero(shown) if found is None else found.rows
 x, y = explorer.papers["x"].to_numpy(), explorer.papers["y"].to_numpy()
@@ -71,7 +71,7 @@ with tabs[0]:
         reader.render_reader(explorer, rows, selected, version[0])
     with topics_column:
         explore.render_topics(explorer, shown)
-        curation.render_curation(explorer, build_path, selected)
+        curation.render_curation(explorer, build_path, selected, version[0])
 session.remember_table(explorer.ids[rows].tolist())
 if len(tabs) == 3:
     with tabs[1]:

@@ -15,7 +15,7 @@ MAP_HEIGHT = 600
 LEGEND_PX = 270
 LEGEND_CHARS = 34  # longer labels are cut so the legend fits its fixed margin
 SELECTED_OUTLINE = "#1f2937"
-CONTEXT_COLOUR = "#d4d4d4"  # papers shown for context only: they pass the filters but not the search by meaning
+CONTEXT_COLOUR = "#d4d4d4"  # context only: papers that pass the filters but are not the search's best matches
 MAP_META = "topicExplorerMap"  # marks the map for its label layer (dashboard/maplabels.js)
 
 

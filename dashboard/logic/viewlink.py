@@ -1,6 +1,6 @@
 """The page's view as URL query parameters, so a copied link opens the same view (pure, no Streamlit).
 
-A view is what the user chose: topics, word search, search by meaning and its number of results,
+A view is what the user chose: topics, word filter, search and its number of results,
 metadata filters, the level of detail and the paper being read. `encode` writes only what differs
 from the defaults; `decode` reads a link back leniently: an unknown topic, a value outside a column's
 range, a malformed number or an option the build lacks is dropped, never an error, since links are
@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from topic_explorer.dashboard.logic.filters import ColumnFilter
 
-DEFAULT_RESULTS = 50  # papers a search by meaning shows, best first
+DEFAULT_RESULTS = 50  # papers a search shows, best first
 RESULT_CHOICES = (10, 25, 50, 100, 250, 500, 1000)
 METADATA_PREFIX = "f."
 RANGE_SEPARATOR = ".."

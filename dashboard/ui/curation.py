@@ -7,6 +7,9 @@ and `topic-explorer evaluate`. The build's own files never change, so any edit c
 Editing is on only where `dashboard.logic.editing.edits_allowed` says so for the address this server
 listens on. Off, the controls are not drawn, and `save_edit` and `undo_edit` (the only code here that writes the
 edits file) refuse any edit that still reaches them. Each edit is recorded with the session's two-word name.
+
+Renaming a topic can also gather the papers that fit the new name, matched exactly as `build --topics`
+matches the names it is given (`pipeline.fit.named_topics`): the rename, then one move of those papers.
 """
 
 from __future__ import annotations
@@ -23,13 +26,15 @@ from topic_explorer.dashboard.launch import ALLOW_EDITS_ENV
 from topic_explorer.dashboard.logic.data import Explorer
 from topic_explorer.dashboard.logic.editing import edits_allowed, read_only_note, session_name
 from topic_explorer.dashboard.logic.safetext import escape_markdown
+from topic_explorer.dashboard.ui import meaning
 from topic_explorer.dashboard.ui.sidebar import keep_valid
 from topic_explorer.pipeline.buildfolder import edits
 from topic_explorer.pipeline.buildfolder.read import read_edit_history
 from topic_explorer.pipeline.errors import UserError
+from topic_explorer.pipeline.settings import BuildSettings
 
 ERROR_KEY = "edit-error"
-RENAME_TOPIC, RENAME_LABEL = "edit-rename-topic", "edit-rename-label"
+RENAME_TOPIC, RENAME_LABEL, RENAME_GATHER = "edit-rename-topic", "edit-rename-label", "edit-rename-gather"
 MERGE_TOPICS, MERGE_LABEL = "edit-merge-topics", "edit-merge-label"
 MOVE_TOPIC = "edit-move-topic"
 HISTORY_SHOWN = 50  # the newest history entries listed
@@ -65,12 +70,12 @@ def describe_entry(entry: dict, labels: dict[int, str]) -> dict[str, str]:
     return {"When (UTC)": when, "Who": entry["by"], "What": ("undid: " if entry["action"] == "undo" else "") + what}
 
 
-def render_curation(explorer: Explorer, folder: Path, selected: np.ndarray) -> None:
+def render_curation(explorer: Explorer, folder: Path, selected: np.ndarray, manifest_version: int) -> None:
     """The edit controls, in an expander under the topic details (or why there are none), and the history."""
     if st.session_state.get(ERROR_KEY):
         st.error(escape_markdown(st.session_state.pop(ERROR_KEY)))
     if editing_allowed():
-        _render_controls(explorer, folder, selected)
+        _render_controls(explorer, folder, selected, manifest_version)
     else:
         st.caption(escape_markdown(read_only_note(st.get_option("server.address"))))
     _render_history(explorer, folder)
@@ -91,7 +96,7 @@ def _render_history(explorer: Explorer, folder: Path) -> None:
         st.caption("Newest first; each browser session goes by two words of its own.")
 
 
-def _render_controls(explorer: Explorer, folder: Path, selected: np.ndarray) -> None:
+def _render_controls(explorer: Explorer, folder: Path, selected: np.ndarray, manifest_version: int) -> None:
     topics = explorer.topics.loc[explorer.topics["topic_id"] >= 0]
     labels = dict(zip(topics["topic_id"], topics["label"], strict=True))
     ids = topics["topic_id"].tolist()
@@ -100,7 +105,13 @@ def _render_controls(explorer: Explorer, folder: Path, selected: np.ndarray) -> 
     with st.expander("Edit topics (saved with the build)"):
         st.selectbox("Topic to rename", ids, format_func=labels.__getitem__, key=RENAME_TOPIC)
         st.text_input("New name", key=RENAME_LABEL, max_chars=edits.MAX_LABEL_CHARS)
-        st.button("Rename", key="edit-rename", on_click=_rename, args=(folder,))
+        st.checkbox(
+            "Also move here the papers that fit the name",
+            key=RENAME_GATHER,
+            help="Papers are matched to the name as `topic-explorer build --topics` matches names: acronyms read "
+            "as the papers spell them out, closeness judged against the rest of the corpus.",
+        )
+        st.button("Rename", key="edit-rename", on_click=_rename, args=(folder, explorer, manifest_version))
         st.divider()
         chosen = st.multiselect("Topics to merge", ids, format_func=labels.__getitem__, key=MERGE_TOPICS)
         sizes = dict(zip(topics["topic_id"], topics["size"], strict=True))
@@ -149,9 +160,31 @@ def save_edit(folder: Path, make: Callable[[], dict]) -> None:
         st.session_state[ERROR_KEY] = str(error)
 
 
-def _rename(folder: Path) -> None:
-    save_edit(folder, lambda: edits.rename(st.session_state[RENAME_TOPIC], st.session_state.get(RENAME_LABEL, "")))
+def _rename(folder: Path, explorer: Explorer, manifest_version: int) -> None:
+    topic, name = st.session_state[RENAME_TOPIC], st.session_state.get(RENAME_LABEL, "")
+    save_edit(folder, lambda: edits.rename(topic, name))
+    if st.session_state.get(RENAME_GATHER) and not st.session_state.get(ERROR_KEY):
+        fitting = _fitting(folder, explorer, manifest_version, edits.clean_label(name))
+        outside = explorer.papers["topic_id"].to_numpy()[np.isin(explorer.ids, fitting)] != topic
+        if outside.any():
+            save_edit(folder, lambda: edits.move(np.asarray(fitting)[outside].tolist(), topic))
     st.session_state[RENAME_LABEL] = ""
+
+
+def _fitting(folder: Path, explorer: Explorer, manifest_version: int, name: str) -> list[str]:
+    """Ids of the papers that fit `name`, in the build's order, matched as `build --topics` matches names."""
+    from topic_explorer.pipeline.fit.named_topics import match_named_topics
+
+    embedder = meaning.build_embedder(str(folder), manifest_version)
+    vectors = np.asarray(meaning.vectors(str(folder), manifest_version), dtype=np.float32)
+    match = match_named_topics(
+        [name],
+        explorer.papers["abstract"].tolist(),
+        vectors,
+        embedder.transform,
+        threshold=BuildSettings.named_topic_threshold,
+    )
+    return explorer.ids[match.paper_name == 0].tolist()
 
 
 def _merge(folder: Path, into: int | None, labels: dict[int, str]) -> None:

@@ -140,7 +140,7 @@ def render_table(
 ) -> None:
     """The shown papers, sortable, with row selection; no abstracts (they would make 20,000 rows slow).
 
-    With `scores` (a search by meaning), `rows` come best first and each shows its similarity to the query.
+    With `scores` (a search), `rows` come best first and each shows how well it matches the query.
     """
     papers = explorer.papers
     table = pd.DataFrame(
@@ -176,7 +176,9 @@ def render_table(
         column_config={
             "✓": st.column_config.TextColumn("✓", width=40, help="Selected for export"),
             "score": st.column_config.NumberColumn(
-                "Score", format="%.3f", help="Cosine similarity to the search by meaning, best first"
+                "Score",
+                format="%.3f",
+                help="How well the paper matches the search, by meaning and by words together (1: first by both)",
             ),
             "title": st.column_config.TextColumn("Title", width="large"),
             "topic": st.column_config.TextColumn("Topic"),

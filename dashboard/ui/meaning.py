@@ -1,16 +1,18 @@
-"""Search by meaning in the dashboard: the build's own embedder, loaded on the first query and kept.
+"""Search in the dashboard: meaning and words together, ranked by the same function as `topic-explorer search`.
 
-The page starts without the embedding stack (torch, sentence-transformers): the model loads under a
-spinner when someone first searches by meaning, then stays loaded for every session. A query's scores
-over every paper are cached, so changing the other filters or the number of results ranks again
-without embedding the query again.
+The page starts without the embedding stack (torch, sentence-transformers) and without the word index:
+both are made under a spinner when someone first searches, then kept for every session, per build version
+(as the papers' embeddings are). A query's scores over every paper are cached, so changing the other
+filters or the number of results ranks again without embedding the query again.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
+import pandas as pd
 import streamlit as st
 
 from topic_explorer.dashboard.logic.safetext import escape_markdown
@@ -18,9 +20,21 @@ from topic_explorer.dashboard.logic.viewlink import View
 from topic_explorer.pipeline.buildfolder.read import read_manifest
 from topic_explorer.pipeline.buildfolder.schema import read_embeddings
 from topic_explorer.pipeline.errors import UserError
-from topic_explorer.pipeline.search import Ranked, best, query_embedder, query_vector, similar_rows, similarities
+from topic_explorer.pipeline.search import (
+    Ranked,
+    best,
+    query_embedder,
+    query_vector,
+    search_scores,
+    similar_rows,
+    word_index,
+)
 
-LOADING = "Loading the language model for search by meaning (the first search only)…"
+if TYPE_CHECKING:
+    from topic_explorer.pipeline.word_index import WordIndex
+
+LOADING = "Loading the language model for search (the first search only)…"
+INDEXING = "Indexing the papers' words for search (the first search only)…"
 
 
 @st.cache_resource(show_spinner=LOADING, max_entries=4)  # the spinner shows only when the model loads
@@ -41,22 +55,30 @@ def vectors(path: str, manifest_version: int) -> np.ndarray:
     return read_embeddings(Path(path), mmap=True)
 
 
+@st.cache_resource(show_spinner=INDEXING, max_entries=4)
+def words(path: str, manifest_version: int, _papers: pd.DataFrame) -> WordIndex:
+    """The papers' word index (BM25 over titles and abstracts), once per build version, shared by every session."""
+    return word_index(_papers)
+
+
 @st.cache_data(show_spinner=False, max_entries=32)
-def query_scores(path: str, manifest_version: int, query: str) -> np.ndarray:
-    """Cosine similarity of `query` to every paper (raises `UserError` for an empty or over-long query)."""
-    vector = query_vector(_embedder(path, manifest_version), query)
-    return similarities(vectors(path, manifest_version), vector)
+def query_scores(path: str, manifest_version: int, query: str, _papers: pd.DataFrame) -> np.ndarray:
+    """Every paper's search score for `query` (raises `UserError` for an empty or over-long query)."""
+    index = words(path, manifest_version, _papers)
+    return search_scores(vectors(path, manifest_version), index, _embedder(path, manifest_version), query)
 
 
-def render_search(path: str, manifest_version: int, view: View, passing: np.ndarray) -> Ranked | None:
-    """The best matches of the view's search by meaning among the papers passing the other filters, best first.
+def render_search(
+    path: str, manifest_version: int, papers: pd.DataFrame, view: View, passing: np.ndarray
+) -> Ranked | None:
+    """The best matches of the view's search among the papers passing the other filters, best first.
 
     None without a query; a query the model cannot take (too long) is explained in the sidebar instead.
     """
     if not view.about:
         return None
     try:
-        scores = query_scores(path, manifest_version, view.about)
+        scores = query_scores(path, manifest_version, view.about, papers)
     except UserError as error:
         st.sidebar.warning(escape_markdown(str(error)))
         return None
@@ -68,3 +90,8 @@ def similar(path: str, manifest_version: int, row: int, top: int = 10) -> tuple[
     """The papers closest to the paper at `row`, best first, with their cosine similarity (kept per build version)."""
     ranked = similar_rows(vectors(path, manifest_version), row, top)
     return ranked.rows, ranked.scores
+
+
+def build_embedder(path: str, manifest_version: int):
+    """The build's embedder, loaded once and shared (curation matches a new topic name with it)."""
+    return _embedder(path, manifest_version)

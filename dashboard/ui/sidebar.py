@@ -18,11 +18,12 @@ RESULTS_KEY = "filter-results"
 DETAIL_KEY = "detail"
 SHOWN_DETAIL_KEY = "detail-shown"  # the level the page was last drawn at, to carry the topic filter over
 FEW_CHOICES = 12  # a multi-select with more options than this says how many there are to search
-ABOUT_HELP = (
-    "Describe the papers you want in your own words: each paper is ranked by how close its abstract is in "
-    "meaning (cosine similarity of embeddings, made with this build's own model). The best matches are "
-    "shown, best first, among the papers the other filters keep."
+SEARCH_HELP = (
+    "Describe the papers you want, in your own words or in theirs: papers are ranked by meaning (embeddings "
+    "made with this build's own model) and by their words (BM25 over titles and abstracts) together. The best "
+    "matches are shown, best first, among the papers the other filters keep."
 )
+FILTER_HELP = "Keeps only the papers that contain every word (case is ignored). To rank papers instead, use Search."
 
 
 def metadata_key(column: str) -> str:
@@ -35,11 +36,11 @@ def topics_key(explorer: Explorer, level: int) -> str:
     return TOPICS_KEY if level == len(explorer.levels) - 1 else f"{TOPICS_KEY}-level-{level}"
 
 
-def search_label(explorer: Explorer) -> str:
-    """What the search box searches: titles and abstracts, and the identifier columns by name."""
+def filter_label(explorer: Explorer) -> str:
+    """What the word filter reads: titles and abstracts, and the identifier columns by name."""
     if not explorer.identifiers:
-        return "Search titles and abstracts"
-    return "Search titles, abstracts, " + ", ".join(column_title(c) for c in explorer.identifiers)
+        return "Filter by words (titles and abstracts)"
+    return "Filter by words (titles, abstracts, " + ", ".join(column_title(c) for c in explorer.identifiers) + ")"
 
 
 def render_filters(explorer: Explorer) -> View:
@@ -60,9 +61,9 @@ def render_filters(explorer: Explorer) -> View:
             key=topics_key(explorer, level),
         )
         about = st.text_input(
-            "Papers about… (search by meaning)",
+            "Search",
             placeholder="e.g. privacy when training across many devices",
-            help=ABOUT_HELP,
+            help=SEARCH_HELP,
             key=ABOUT_KEY,
         )
         results = DEFAULT_RESULTS
@@ -71,9 +72,9 @@ def render_filters(explorer: Explorer) -> View:
                 "Best matches shown", options=RESULT_CHOICES, key=RESULTS_KEY, **_default(RESULTS_KEY, DEFAULT_RESULTS)
             )
         query = st.text_input(
-            escape_markdown(search_label(explorer)),
+            escape_markdown(filter_label(explorer)),
             placeholder="e.g. federated privacy",
-            help="Case is ignored; with several words, a paper must contain all of them.",
+            help=FILTER_HELP,
             key=SEARCH_KEY,
         )
         ranges, dates, choices = {}, {}, {}
@@ -106,7 +107,7 @@ def render_filters(explorer: Explorer) -> View:
 
 
 def filters_of(view: View) -> Filters:
-    """The filters every paper is checked against (search by meaning ranks afterwards)."""
+    """The filters every paper is checked against (search ranks afterwards)."""
     return Filters(
         tuple(view.topics),
         search_words(view.search),

@@ -33,7 +33,7 @@ Topic Explorer: find the topics in a pile of paper abstracts and explore them on
   topic-explorer add my-build new-papers.csv     # add papers to a build, without refitting it
   topic-explorer serve my-build                  # open the dashboard
   topic-explorer evaluate my-build               # how good are the topics?
-  topic-explorer search my-build "privacy in federated training"   # papers by meaning
+  topic-explorer search my-build "privacy in federated training"   # by meaning and words
   topic-explorer similar my-build p0123456789ab  # the papers closest to one paper
   topic-explorer export my-build --out map.html  # the map in one file; or .csv .xlsx .parquet .jsonl .bib .ris
 """
@@ -172,10 +172,12 @@ def _parser() -> argparse.ArgumentParser:
 
     search = commands.add_parser(
         "search",
-        help="find papers by meaning",
+        help="find papers by meaning and by words",
         description=(
-            "Rank a build's papers by how close they are in meaning to QUERY (cosine similarity of the query's "
-            "embedding, made with the build's own embedder, to each paper's), best first."
+            "Rank a build's papers by how well they match QUERY, best first: by meaning (cosine similarity of the "
+            "query's embedding, made with the build's own embedder, to each paper's) and by words (BM25 over "
+            "titles and abstracts) together, fused by reciprocal rank (score 1: first by both). The dashboard's "
+            "Search ranks the same way."
         ),
     )
     search.add_argument("build", type=Path, metavar="BUILD", help="a build folder")

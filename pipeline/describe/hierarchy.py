@@ -31,7 +31,7 @@ from topic_explorer.pipeline.topicmodel import TopicModel
 LEVEL_SHRINK = 2.0  # each coarser level has about this many times fewer groups
 MIN_GROUPS = 2  # a level of one group says nothing
 KEYWORDS_PER_GROUP = 10
-TEXTS_PER_TOPIC = 100  # a group's spellings and phrases are read from this many papers of each of its topics
+TEXTS_PER_TOPIC = 100  # a group's spellings and bound words are read from this many papers of each of its topics
 MIN_SIDE = 0.3  # each side of a split holds at least this share of the group's papers (when its topics allow)
 SPLIT_DIRECTIONS = 3  # 2-means is started from a split along each of this many principal directions
 
@@ -146,11 +146,11 @@ def topic_hierarchy(
     if not levels:
         return empty_hierarchy()
     tree = theme_tree(model.centres.astype(np.float64), np.array([max(sizes.get(int(t), 0), 1) for t in topic_ids]))
-    texts, text_topics = _texts_per_topic(texts, np.asarray(text_topics))
+    texts = _texts_per_topic(texts, np.asarray(text_topics))
     frames, previous = [], None
     for level, groups in enumerate(levels):
         node = cut(tree, len(topic_ids), groups)
-        described = _describe_groups(topic_ids, node, counts, model, sizes, texts, text_topics, embed_terms)
+        described = _describe_groups(topic_ids, node, counts, model, sizes, texts, embed_terms)
         members = {g: topic_ids[node == g].tolist() for g in described["topic_id"]}
         parents = {int(t): -1 for t in topic_ids} if previous is None else previous
         frames.append(
@@ -170,15 +170,15 @@ def topic_hierarchy(
     return table.astype({"level": np.int64, "group_id": np.int64, "parent_id": np.int64})
 
 
-def _texts_per_topic(texts: list[str], text_topics: np.ndarray) -> tuple[list[str], np.ndarray]:
+def _texts_per_topic(texts: list[str], text_topics: np.ndarray) -> list[str]:
     """The first `TEXTS_PER_TOPIC` texts of each topic, in corpus order: every level reads the same few texts.
 
-    Describing a level reads its texts for spellings, acronyms and phrases; on a 50,000-paper fit sample
+    Describing a level reads its texts for spellings, acronyms and bound words; on a 50,000-paper fit sample
     that took about a minute per level, and a hundred papers per topic name a group as well.
     """
     rank = pd.Series(text_topics).groupby(text_topics).cumcount().to_numpy()
     keep = np.flatnonzero(rank < TEXTS_PER_TOPIC)
-    return [texts[i] for i in keep], text_topics[keep]
+    return [texts[i] for i in keep]
 
 
 def _describe_groups(
@@ -188,13 +188,11 @@ def _describe_groups(
     model: TopicModel,
     sizes: dict[int, int],
     texts: list[str],
-    text_topics: np.ndarray,
     embed_terms: Callable[[list[str]], np.ndarray],
 ) -> pd.DataFrame:
     """Keywords and labels of one level's groups (`node` per topic of `topic_ids`), described as if each group
     were a topic (group ids as topic ids)."""
     group_ids = np.unique(node)
-    group_of_topic = dict(zip(topic_ids.tolist(), node.tolist(), strict=True))
     rows = np.searchsorted(counts.topic_ids, topic_ids)
     membership = sparse.csr_matrix(
         (np.ones(len(node)), (np.searchsorted(group_ids, node), rows)), shape=(len(group_ids), len(counts.topic_ids))
@@ -219,7 +217,6 @@ def _describe_groups(
         groups,
         {},
         texts=texts,
-        text_topics=np.array([group_of_topic.get(int(t), -1) for t in text_topics], dtype=np.int64),
         embed_terms=embed_terms,
         keywords_per_topic=KEYWORDS_PER_GROUP,
     )

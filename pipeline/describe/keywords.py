@@ -10,8 +10,11 @@ representation model):
   word (`pipeline.text.clean.phrases`): "KV cache", "low-rank adaptation";
 - candidates are re-ranked by closeness to the topic's centre (`topic_terms`);
 - a phrase fragment gives way to the longer phrase, and a plural and its singular count once.
-For display, keywords take the spelling the corpus uses most ("LoRA", "KV cache"); labels are
-made from each topic's most telling terms in `pipeline.describe.labels`.
+For display, keywords take the spelling the corpus uses most ("LoRA", "KV cache"). Labels are chosen
+from each topic's naming terms (`pipeline.describe.labels`): the same candidates, each fragment
+completed first with the longer phrase the topic's papers mostly write it in ("language models" ->
+"large language models", "privacy" -> "differential privacy"), ranked KeyBERT-style by closeness to
+the topic's centre and c-TF-IDF specificity.
 """
 
 from __future__ import annotations
@@ -28,12 +31,14 @@ from scipy import sparse
 from topic_explorer.pipeline.describe.terms import TermCounts
 from topic_explorer.pipeline.text.clean import TOKEN_PATTERN, strip_markup
 
-LABEL_POOL = 10  # labels draw on a topic's best keywords only
+LABEL_POOL = 10  # labels draw on a topic's best naming terms only
 MIN_PAPERS_PER_KEYWORD = 2
 CANDIDATES_PER_KEYWORD = 2  # c-TF-IDF proposes this many candidates per keyword kept
 LONGER_TERM_WINS = 0.6  # a phrase scoring at least this share of a shorter phrase in it replaces that one
 KEYWORD_POWER = 2.0  # keyword score = closeness to the topic x (relative c-TF-IDF) ** KEYWORD_POWER
-NAMING_POWER = 0.5  # the same for the terms a label is made from
+NAMING_POWER = 1.0  # the same for the terms a label is chosen from (0.5: as good a mean, more labels below 0.6)
+FRAGMENT_SHARE = 0.6  # a term whose topic papers mostly (this share) write it inside one longer phrase stands for it
+MAX_TERM_WORDS = 4  # as `pipeline.text.clean.phrases` cuts them
 _WORD = re.compile(TOKEN_PATTERN)
 _SENTENCE_START = re.compile(r"(?:^|[.!?:]\s+)$")
 
@@ -60,28 +65,67 @@ def topic_terms(
     c-TF-IDF proposes candidates; each is scored by how close its embedding is to the
     topic's centre times a power of its relative c-TF-IDF weight (in the spirit of
     BERTopic's KeyBERTInspired). Keywords use the square, so words the topic's papers share
-    rank high (they make coherent, recognisable lists); the label uses the square root,
-    so the most telling phrases name the topic ("Bandit algorithms, regret bounds").
+    rank high (they make coherent, recognisable lists); naming terms (fragments completed first,
+    `_completed`) use the weight itself, so the most telling phrases name the topic ("Regret bounds").
     `centres` maps each topic id to its unit centre; topics without one (the outliers) keep
     their c-TF-IDF order.
     """
     candidates = _ctfidf_candidates(counts, weights, CANDIDATES_PER_KEYWORD * top_n)
-    terms = sorted({term for pairs in candidates.values() for term, _ in pairs})
+    naming = _completed(counts, weights, candidates)
+    terms = sorted({term for pool in (candidates, naming) for pairs in pool.values() for term, _ in pairs})
     term_vectors = dict(zip(terms, embed_terms(terms), strict=True)) if terms else {}
+
+    def ranked(pairs: list[tuple[str, float]], centre: np.ndarray | None, power: float) -> list[tuple[str, float]]:
+        if not pairs:
+            return []
+        top = max(weight for _, weight in pairs)
+        scores = [
+            (1.0 if centre is None else max(float(term_vectors[term] @ centre), 0.0)) * (weight / top) ** power
+            for term, weight in pairs
+        ]
+        return _drop_repeats(sorted(zip([t for t, _ in pairs], scores, strict=True), key=lambda p: -p[1]))
+
+    return {
+        topic: TopicTerms(
+            keywords=ranked(pairs, centres.get(topic), KEYWORD_POWER)[:top_n],
+            naming=ranked(naming[topic], centres.get(topic), NAMING_POWER)[:LABEL_POOL],
+        )
+        for topic, pairs in candidates.items()
+    }
+
+
+def _completed(
+    counts: TermCounts, weights: sparse.spmatrix, candidates: dict[int, list[tuple[str, float]]]
+) -> dict[int, list[tuple[str, float]]]:
+    """Each topic's candidates with every fragment replaced by the phrase it stands for, with that phrase's weight.
+
+    A term is a fragment when one phrase a word longer ("large language models" for "language models",
+    "causal representation" for "causal") is used by at least `FRAGMENT_SHARE` of the topic's papers that use
+    the term: the corpus itself says which words belong together, so no list of adjectives or verbs is needed.
+    """
+    index = {term: i for i, term in enumerate(counts.terms)}
+    longer: dict[int, list[int]] = {}  # term -> the terms one word longer that contain it
+    for term, i in index.items():
+        words = term.split()
+        if len(words) > 1:
+            for part in (" ".join(words[:-1]), " ".join(words[1:])):
+                if part in index:
+                    longer.setdefault(index[part], []).append(i)
+    weights = sparse.csr_matrix(weights)
     result = {}
-    for topic, pairs in candidates.items():
-        centre = centres.get(topic)
-        if centre is None:
-            closeness = [1.0] * len(pairs)
-        else:
-            closeness = [max(float(term_vectors[term] @ centre), 0.0) for term, _ in pairs]
-        relative = [weight / pairs[0][1] for _, weight in pairs]
-
-        def ranked(power: float, closeness=closeness, relative=relative, pairs=pairs) -> list[tuple[str, float]]:
-            scores = [c * r**power for c, r in zip(closeness, relative, strict=True)]
-            return _drop_repeats(sorted(zip([t for t, _ in pairs], scores, strict=True), key=lambda p: -p[1]))
-
-        result[topic] = TopicTerms(keywords=ranked(KEYWORD_POWER)[:top_n], naming=ranked(NAMING_POWER)[:LABEL_POOL])
+    for row, topic in enumerate(counts.topic_ids):
+        papers = counts.papers.getrow(row).toarray().ravel()
+        row_weights = weights.getrow(row).toarray().ravel()
+        completed: dict[str, float] = {}
+        for term, weight in candidates[int(topic)]:
+            i = index[term]
+            while len(counts.terms[i].split()) < MAX_TERM_WORDS:
+                best = max(longer.get(i, []), key=lambda j: papers[j], default=None)
+                if best is None or papers[best] < FRAGMENT_SHARE * papers[i]:
+                    break
+                i = best
+            completed.setdefault(counts.terms[i], float(row_weights[i]) if i != index[term] else weight)
+        result[int(topic)] = list(completed.items())
     return result
 
 

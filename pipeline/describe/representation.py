@@ -72,7 +72,6 @@ class TopicDescriber:
                 TopicModel.fit(self.embeddings, topic_of_paper),
                 self._names(topic_of_paper),
                 texts=self.texts,
-                text_topics=topic_of_paper,
                 embed_terms=self.embed_terms,
                 keywords_per_topic=self.keywords_per_topic,
                 weights=c_tf_idf,

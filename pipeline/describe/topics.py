@@ -15,7 +15,7 @@ import pandas as pd
 from scipy import sparse
 
 from topic_explorer.pipeline.describe.keywords import class_tfidf, display_forms, topic_terms
-from topic_explorer.pipeline.describe.labels import corpus_modifiers, make_labels, topic_phrases
+from topic_explorer.pipeline.describe.labels import bound_words, generic_terms, make_labels
 from topic_explorer.pipeline.describe.terms import TermCounts
 from topic_explorer.pipeline.text.acronyms import preferred_acronyms
 from topic_explorer.pipeline.topicmodel import TopicModel
@@ -29,7 +29,6 @@ def describe_topics(
     names: dict[int, str],
     *,
     texts: list[str],
-    text_topics: np.ndarray,
     embed_terms: Callable[[list[str]], np.ndarray],
     keywords_per_topic: int,
     weights: sparse.spmatrix | None = None,
@@ -37,8 +36,8 @@ def describe_topics(
     """One row per topic with papers: topic_id, label, keywords, keyword_weights, size, named.
 
     `weights` are the topics' c-TF-IDF (rows as in `counts`; BERTopic's own when it fits), computed from
-    `counts` when not given. `texts` (with their topics, `text_topics`) are where spellings, acronyms and
-    label phrases are read: the fit sample, so describing stays cheap however big the build.
+    `counts` when not given. `texts` are where spellings, acronyms and the words a label may not end with
+    are read: the fit sample, so describing stays cheap however big the build.
     """
     centres = dict(zip(model.topic_ids.tolist(), model.centres, strict=True))
     weights = class_tfidf(counts) if weights is None else weights
@@ -48,8 +47,7 @@ def describe_topics(
     forms = display_forms(texts, {w for t in topic_ids for w, _ in [*terms[t].keywords, *terms[t].naming]})
     naming = [[(forms[w], score) for w, score in terms[t].naming] for t in topic_ids]
     acronyms = preferred_acronyms(texts, [term for ranked in naming for term, _ in ranked])
-    phrases = topic_phrases(texts, np.asarray(text_topics).tolist(), topic_ids)
-    made = make_labels(naming, acronyms=acronyms, modifiers=corpus_modifiers(texts), phrases=phrases)
+    made = make_labels(naming, acronyms=acronyms, bound=bound_words(texts), generic=generic_terms(counts))
     labels = dict(zip(topic_ids, made, strict=True)) | names
     if -1 in labels:
         labels[-1] = OUTLIER_LABEL

@@ -48,7 +48,7 @@ def nearest_neighbours(vectors: np.ndarray, k: int) -> Neighbours:
     import sklearn
     from sklearn.neighbors import NearestNeighbors
 
-    k = min(k, len(vectors))
+    k = min(k, vectors.shape[0])
     index = NearestNeighbors(n_neighbors=k, metric="cosine", algorithm="brute").fit(vectors)
     with sklearn.config_context(working_memory=NEIGHBOUR_SEARCH_MB):
         distances, indices = index.kneighbors(vectors)
@@ -85,7 +85,7 @@ def neighbour_graph(vectors: np.ndarray, neighbours: Neighbours, *, n_neighbors:
     umap_class()  # numba's disk cache on
     from umap.umap_ import fuzzy_simplicial_set
 
-    n_neighbors = max(2, min(n_neighbors, len(vectors) - 1, neighbours.k))
+    n_neighbors = max(2, min(n_neighbors, vectors.shape[0] - 1, neighbours.k))
     graph, _, _ = fuzzy_simplicial_set(
         vectors, n_neighbors, np.random.RandomState(0), "cosine",  # the state is unused with given neighbours
         knn_indices=neighbours.indices[:, :n_neighbors].copy(), knn_dists=neighbours.distances[:, :n_neighbors].copy(),

@@ -1,4 +1,4 @@
-"""Exploring a field in real headless Chromium: search by meaning, similar papers, a zoom that survives box selection
+"""Exploring a field in real headless Chromium: search, similar papers, a zoom that survives box selection
 and filtering, labels that never overlap, a rename that survives a reload, and a link that restores the view."""
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ def overlapping(labels: list) -> list:
 
 
 def about_box(page: Page):
-    return page.get_by_role("textbox", name="Papers about… (search by meaning)")
+    return page.get_by_role("textbox", name="Search", exact=True)
 
 
 def map_toolbar(page: Page, value: str) -> None:
@@ -51,7 +51,7 @@ def same_ranges(a: list, b: list) -> bool:
     )
 
 
-def test_search_by_meaning_highlights_the_map_and_lists_the_best_first(page: Page, screens: Path, sample_build):
+def test_search_highlights_the_map_and_lists_the_best_first(page: Page, screens: Path, sample_build):
     about_box(page).fill(QUERY)
     about_box(page).press("Enter")
     slider = page.get_by_test_id("stSlider").filter(has_text="Best matches shown").get_by_role("slider")
@@ -67,7 +67,7 @@ def test_search_by_meaning_highlights_the_map_and_lists_the_best_first(page: Pag
     first_row = table.locator("tbody tr").first
     expect(first_row).to_contain_text(fedask[:40])
     page.wait_for_timeout(1000)
-    page.screenshot(path=screens / "browser-search-by-meaning.png")
+    page.screenshot(path=screens / "browser-search.png")
 
 
 def test_a_similar_paper_is_one_click_from_being_read(page: Page):
@@ -90,7 +90,7 @@ def test_the_zoom_survives_a_box_selection_a_filter_change_and_only_reset_view_u
     expect(status(page)).to_contain_text(re.compile(r"· [1-9]\d* selected"))
     page.wait_for_timeout(1500)
     assert same_ranges(page.evaluate(RANGES), zoomed)
-    search = page.get_by_role("textbox", name=re.compile(r"^Search titles"))
+    search = page.get_by_role("textbox", name=re.compile(r"^Filter by words"))
     search.fill("federated")
     search.press("Enter")  # a filter change draws a new map widget
     expect(status(page)).not_to_contain_text("Showing 38 of 38")
@@ -144,8 +144,8 @@ def test_a_rename_survives_a_reload_and_stays_text(browser, own_server, screens:
 
 
 def test_a_shared_link_restores_the_view(browser, page: Page):
-    page.get_by_role("textbox", name=re.compile(r"^Search titles")).fill("learning")
-    page.get_by_role("textbox", name=re.compile(r"^Search titles")).press("Enter")
+    page.get_by_role("textbox", name=re.compile(r"^Filter by words")).fill("learning")
+    page.get_by_role("textbox", name=re.compile(r"^Filter by words")).press("Enter")
     about_box(page).fill("federated learning")
     about_box(page).press("Enter")
     expect(status(page)).to_contain_text(re.compile(r"Showing \d+ of 38"), timeout=120_000)
@@ -157,6 +157,6 @@ def test_a_shared_link_restores_the_view(browser, page: Page):
     try:
         expect(status(other)).to_have_text(expected, timeout=120_000)
         expect(about_box(other)).to_have_value("federated learning")
-        expect(other.get_by_role("textbox", name=re.compile(r"^Search titles"))).to_have_value("learning")
+        expect(other.get_by_role("textbox", name=re.compile(r"^Filter by words"))).to_have_value("learning")
     finally:
         other.context.close()

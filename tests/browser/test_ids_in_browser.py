@@ -19,7 +19,7 @@ ARXIV_PAGE = f"https://arxiv.org/abs/{ARXIV_ID}"
 def test_a_paper_is_found_by_its_id_and_its_link_opens_its_page_in_a_new_tab(ids_page: Page, screens: Path):
     page = ids_page
     page.context.route("https://arxiv.org/**", lambda route: route.fulfill(body="the paper's arXiv page"))
-    search = page.get_by_role("textbox", name=re.compile(r"^Search titles"))
+    search = page.get_by_role("textbox", name=re.compile(r"^Filter by words"))
     search.fill(ARXIV_ID)
     search.press("Enter")
     expect(status(page)).to_contain_text("Showing 1 of 8 papers")

@@ -92,7 +92,8 @@ def test_year_date_and_category_filters_narrow_the_papers(page):
 
 
 def test_a_paper_is_found_by_its_id_and_shown_with_a_link_to_its_page(page):
-    assert page.text_input(key=SEARCH_KEY).label == escape_markdown("Search titles, abstracts, ID, DOI, Number")
+    label = escape_markdown("Filter by words (titles, abstracts, ID, DOI, Number)")
+    assert page.text_input(key=SEARCH_KEY).label == label
     page.text_input(key=SEARCH_KEY).set_value("2601.00042").run()
     assert shown(page) == 1
     table = page.dataframe[0].value

@@ -184,14 +184,14 @@ def test_the_download_adds_the_broader_topic_and_building_from_it_drops_it_again
 
 
 def test_the_dashboard_starts_without_the_embedding_stack(tree_build):
-    """torch and sentence-transformers load only when someone searches by meaning."""
+    """torch, sentence-transformers and the word index (scikit-learn, scipy) load only when someone searches."""
     code = (
         "import sys, os; from streamlit.testing.v1 import AppTest\n"
         f"os.environ['TOPIC_EXPLORER_BUILD'] = {str(tree_build)!r}\n"
         "at = AppTest.from_file('dashboard/app.py', default_timeout=60).run()\n"
         "assert not at.exception, at.exception\n"
-        "print(sorted(m for m in ('torch', 'sentence_transformers', 'transformers', 'umap', 'hdbscan', 'bertopic')"
-        " if m in sys.modules))\n"
+        "print(sorted(m for m in ('torch', 'sentence_transformers', 'transformers', 'umap', 'hdbscan', 'bertopic',"
+        " 'sklearn', 'scipy.sparse', 'topic_explorer.pipeline.word_index') if m in sys.modules))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120)
     assert out.stdout.strip().splitlines()[-1] == "[]"

@@ -70,10 +70,10 @@ def test_background_acronyms_are_not_taken_for_the_method():
             "reconciles sequence-level and token-level influence.",
             "QCS: Quadratic Coreset Selection",
         ),
-        (  # an offer that points back at text the reader cannot see gives way to the next
+        (  # words that point back at text the reader cannot see ("these difficulties") are dropped
             "Creativity remains a challenge. This paper presents an approach to tackle these difficulties in the "
             "domain of chess puzzles. We then introduce an RL framework with novel rewards based on engine statistics.",
-            "An RL framework with rewards based on engine statistics",
+            "An approach for chess puzzles",
         ),
         (  # what the first sentence says the paper investigates, without asides and citations
             "We investigate implications of the (extended) low-degree conjecture (recently formalized in [moitra "
@@ -86,12 +86,43 @@ def test_a_title_is_a_noun_phrase_not_a_sentence(abstract, title):
     assert derive_title(abstract) == title
 
 
-def test_a_long_title_is_cut_before_a_preposition_not_mid_phrase():
+def test_a_long_title_keeps_its_subject_and_says_where_it_was_cut():
+    """Cutting before "for" (and at 12 words) lost the subject and cost 0.03 of cosine to the real titles."""
     title = derive_title(
         "This paper investigates low-rank structure in the gradients of the training loss for two-layer neural "
         "networks while relaxing the usual isotropy assumptions."
     )
-    assert title == "Low-rank structure in the gradients of the training loss"
+    assert title == "Low-rank structure in the gradients of the training loss for two-layer neural networks"
+    title = derive_title(
+        "We study the problem of estimating the number of distinct species of insects and birds from a small "
+        "number of noisy photographs taken by volunteers in the field."
+    )
+    assert title == "Estimating the number of distinct species of insects and birds from a small number\u2026"
+    assert len(title.split()) <= MAX_WORDS
+
+
+def test_the_sentence_stating_the_contribution_beats_a_background_opening():
+    abstract = (
+        "Deep learning has changed many fields in recent years. "
+        "Graph neural networks are popular for molecules, yet message passing on molecular graphs is slow. "
+        "We propose a sparse message passing scheme for molecular graphs that skips distant atoms."
+    )
+    assert derive_title(abstract) == "A sparse message passing scheme for molecular graphs"
+
+
+def test_a_background_opening_that_names_the_subject_is_kept_when_nothing_is_stated():
+    abstract = (
+        "Protein folding simulations remain expensive for large proteins. "
+        "Coarse-grained protein models trade accuracy for speed in folding simulations. "
+        "Results on twelve proteins show folding times within ten percent of all-atom simulations."
+    )
+    assert derive_title(abstract) == "Protein folding simulations remain expensive for large proteins"
+
+
+def test_a_title_never_ends_on_a_small_word():
+    for abstract in load_corpus(sample_files()).papers["abstract"]:
+        last = derive_title(abstract).rstrip("\u2026").split()[-1].lower()
+        assert last not in {"of", "for", "the", "a", "an", "and", "in", "to", "with", "on", "by"}, abstract[:80]
 
 
 SAMPLE_TITLES = {  # the issue's three bad titles, as a reader would accept them

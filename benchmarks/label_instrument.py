@@ -1,0 +1,237 @@
+"""Labels measured against what authors call their work: the label instrument of issue 20.
+
+    .venv/bin/python benchmarks/label_instrument.py                      # both corpora
+    .venv/bin/python benchmarks/label_instrument.py --corpora keyworded  # the 2,667 keyworded papers only
+    .venv/bin/python benchmarks/label_instrument.py --out DIR            # keep the builds in DIR
+    .venv/bin/python benchmarks/label_instrument.py --out DIR --score-only   # score them again
+
+ml_venues (../shared/data) carries its authors' own keywords for 2,667 papers (CoRL, ICLR, COLM). Two
+corpora are built with the default settings: `keyworded`, those papers alone, and `mixed`, those papers
+with 2,333 others of the remaining venues (seed 0), 5,000 in all. The keywords never reach the build:
+they are dropped from its input and kept aside by paper id.
+
+Each topic with at least `MIN_KEYWORDED` papers carrying keywords is scored:
+- its reference names are the author keywords most particular to it: papers of the topic using the
+  keyword x log(N / papers of the corpus using it), N the keyworded papers of the corpus; the best
+  `REFERENCES`, each used by at least `MIN_USES` of the topic's papers;
+- its label's score is the MiniLM cosine to the closest reference name, both with acronyms spelled
+  out as the corpus defines them (`pipeline.text.acronyms`: "LoRA" reads "Low-Rank Adaptation");
+- the baseline is a label made of the topic's first three keywords ("robot, robotic, planning").
+Printed: per topic its label, closest reference and cosine; then mean, minimum and the share below
+0.60 for the labels and for the baseline. Goal (issue 20): mean >= 0.90, none below 0.60.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import math
+import random
+import re
+import sys
+import tempfile
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "ml_venues_by_field.jsonl.gz"
+MIXED_SIZE = 5000  # the keyworded papers plus others up to this many
+SEED = 0
+REFERENCES = 5  # reference names per topic
+MIN_USES = 2  # a reference name is used by at least this many of the topic's papers
+MIN_KEYWORDED = 5  # a topic with fewer keyworded papers is not scored
+LOW = 0.60  # a label below this cosine to every reference name misses what its authors call it
+BASELINE_KEYWORDS = 3
+_TOKEN = re.compile(r"[\w'-]+|[^\w\s]+|\s+")
+
+
+@dataclass(frozen=True)
+class Scored:
+    """Per scored topic: its label, the baseline label, the reference names and the cosines."""
+
+    table: pd.DataFrame  # topic_id, size, keyworded, label, label_score, label_match, baseline, baseline_score, ...
+
+    def figures(self, column: str) -> dict[str, float]:
+        values = self.table[column].to_numpy(dtype=float)
+        return {"mean": float(values.mean()), "min": float(values.min()), "below": float((values < LOW).mean())}
+
+
+def corpus(name: str, scratch: Path) -> tuple[Path, dict[str, list[str]]] | None:
+    """The corpus as a JSON Lines file without keywords, and each keyworded paper's keywords by id; None when absent."""
+    if not DATA.exists():
+        return None
+    with gzip.open(DATA, "rt", encoding="utf-8") as lines:
+        rows = [json.loads(line) for line in lines]
+    keyworded = [row for row in rows if row.get("keywords")]
+    chosen = keyworded
+    if name == "mixed":
+        others = [row for row in rows if not row.get("keywords")]
+        chosen = keyworded + random.Random(SEED).sample(others, MIXED_SIZE - len(keyworded))
+    path = scratch / f"{name}.jsonl"
+    path.write_text(
+        "".join(json.dumps({"id": r["id"], "title": r["title"], "abstract": r["abstract"]}) + "\n" for r in chosen),
+        encoding="utf-8",
+    )
+    return path, {str(r["id"]): _keyword_list(r["keywords"]) for r in keyworded}
+
+
+def _keyword_list(value) -> list[str]:
+    if isinstance(value, str):  # a Python-literal list in a string
+        import ast
+
+        value = ast.literal_eval(value)
+    return [str(k).strip() for k in value if str(k).strip()]
+
+
+def keyword_key(keyword: str) -> str:
+    """'Large Language Models', 'large-language model' -> 'large language model': one reference name."""
+    words = re.sub(r"[-_\s]+", " ", keyword.lower()).split()
+    if words and len(words[-1]) > 3 and words[-1].endswith("s") and not words[-1].endswith("ss"):
+        words[-1] = words[-1][:-1]
+    return " ".join(words)
+
+
+def reference_names(topic_of: pd.Series, keywords: dict[str, list[str]]) -> dict[int, list[str]]:
+    """Each topic's author keywords most particular to it (see the module's docstring), best first.
+
+    `topic_of` maps paper id -> topic for the build's keyworded papers.
+    """
+    spelled: dict[str, Counter] = {}
+    in_topic: dict[int, Counter] = {}
+    in_corpus: Counter = Counter()
+    for paper, topic in topic_of.items():
+        keys = set()
+        for keyword in keywords[paper]:
+            key = keyword_key(keyword)
+            spelled.setdefault(key, Counter())[keyword.lower()] += 1
+            keys.add(key)
+        in_corpus.update(keys)
+        in_topic.setdefault(int(topic), Counter()).update(keys)
+    n = len(topic_of)
+    names = {}
+    for topic, counts in in_topic.items():
+        ranked = sorted(
+            ((c * math.log(n / in_corpus[k]), k) for k, c in counts.items() if c >= MIN_USES), key=lambda p: -p[0]
+        )
+        names[topic] = [spelled[k].most_common(1)[0][0] for _, k in ranked[:REFERENCES]]
+    return names
+
+
+def spell_out(text: str, acronyms: dict[str, str]) -> str:
+    """Acronyms replaced by the long forms the corpus defines ('LoRA / PEFT', 'llms' -> '... models')."""
+    lower = {a.lower(): long for a, long in acronyms.items()}
+    out = []
+    for token in _TOKEN.findall(text):
+        key = token.lower()
+        if key in lower:
+            out.append(lower[key])
+        elif key.endswith("s") and key[:-1] in lower:
+            out.append(lower[key[:-1]] + "s")
+        else:
+            out.append(token)
+    return "".join(out)
+
+
+def score_build(build, keywords: dict[str, list[str]], embed, acronyms: dict[str, str]) -> Scored:
+    """The instrument on one build (`read_build`'s result): every topic with enough keyworded papers."""
+    papers = build.papers  # the input's `id` column is kept as metadata
+    keyworded = papers[papers["id"].astype(str).isin(keywords) & (papers["topic_id"] >= 0)]
+    topic_of = keyworded.set_index(keyworded["id"].astype(str))["topic_id"]
+    names = reference_names(topic_of, keywords)
+    sizes = keyworded["topic_id"].value_counts()
+    rows = []
+    for topic in build.topics.itertuples():
+        refs = names.get(int(topic.topic_id), [])
+        if sizes.get(topic.topic_id, 0) < MIN_KEYWORDED or not refs:
+            continue
+        baseline = ", ".join(list(topic.keywords)[:BASELINE_KEYWORDS])
+        texts = [spell_out(t, acronyms) for t in (topic.label, baseline, *refs)]
+        vectors = embed(texts)
+        cosines = vectors[2:] @ vectors[:2].T  # [refs, 2]
+        best = cosines.argmax(axis=0)
+        rows.append(
+            {
+                "topic_id": int(topic.topic_id),
+                "size": int(topic.size),
+                "keyworded": int(sizes[topic.topic_id]),
+                "label": topic.label,
+                "label_score": float(cosines[best[0], 0]),
+                "label_match": refs[best[0]],
+                "baseline": baseline,
+                "baseline_score": float(cosines[best[1], 1]),
+                "references": refs,
+            }
+        )
+    return Scored(pd.DataFrame(rows).sort_values("size", ascending=False, ignore_index=True))
+
+
+def report(name: str, scored: Scored) -> str:
+    """The per-topic lines and the figures, as printed."""
+    lines = [f"{name}: {len(scored.table)} topics scored"]
+    for row in scored.table.itertuples():
+        lines.append(
+            f"  {row.topic_id:>3} {row.size:>5}  {row.label_score:.2f} {row.label!r:<45} ~ {row.label_match!r:<32}"
+            f" baseline {row.baseline_score:.2f}  refs: {', '.join(row.references)}"
+        )
+    for column, what in (("label_score", "labels"), ("baseline_score", "first three keywords")):
+        f = scored.figures(column)
+        lines.append(f"  {what:<22} mean {f['mean']:.3f}  min {f['min']:.3f}  below {LOW:.2f}: {f['below']:.0%}")
+    return "\n".join(lines)
+
+
+def measure(name: str, scratch: Path, build_dir: Path | None = None, *, rebuild: bool = True):
+    """Build the corpus into `build_dir` (or read it there when `rebuild` is false) and score it:
+    (the build as read, Scored); None when the data is absent."""
+    from topic_explorer.pipeline.build import run_build
+    from topic_explorer.pipeline.buildfolder.read import read_build
+    from topic_explorer.pipeline.embed.models import make_embedder
+    from topic_explorer.pipeline.settings import BuildSettings
+    from topic_explorer.pipeline.text.acronyms import corpus_acronyms
+
+    made = corpus(name, scratch)
+    if made is None:
+        return None
+    path, keywords = made
+    build_dir = build_dir or scratch / f"{name}-build"
+    if rebuild:
+        print(f"building {name} ...", file=sys.stderr, flush=True)
+        run_build([path], build_dir, BuildSettings())
+    build = read_build(build_dir)
+    acronyms = corpus_acronyms(build.papers["abstract"].tolist())
+    return build, score_build(build, keywords, make_embedder("minilm").transform, acronyms)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--corpora", nargs="+", choices=("keyworded", "mixed"), default=["keyworded", "mixed"])
+    parser.add_argument("--out", type=Path, help="keep the builds in this folder (one per corpus)")
+    parser.add_argument("--score-only", action="store_true", help="score the builds already in --out")
+    parser.add_argument("--json", type=Path, help="also write the per-topic scores here")
+    args = parser.parse_args()
+    if args.score_only and not args.out:
+        parser.error("--score-only reads the builds in --out: give --out")
+    results = {}
+    with tempfile.TemporaryDirectory() as scratch:
+        for name in args.corpora:
+            build_dir = args.out / name if args.out else None
+            measured = measure(name, Path(scratch), build_dir, rebuild=not args.score_only)
+            if measured is None:
+                print(f"skipping {name}: {DATA} not found", file=sys.stderr)
+                continue
+            scored = measured[1]
+            print(report(name, scored), flush=True)
+            results[name] = {
+                "labels": scored.figures("label_score"),
+                "baseline": scored.figures("baseline_score"),
+                "topics": scored.table.to_dict(orient="records"),
+            }
+    if args.json:
+        args.json.write_text(json.dumps(results, indent=1), encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
