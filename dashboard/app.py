@@ -43,6 +43,7 @@ except UserError as error:
 urlstate.restore(explorer)
 timeline.apply_click(explorer)
 view = sidebar.render_filters(explorer)
+urlstate.write(explorer, view)
 level = len(explorer.levels) - 1 if view.level is None else view.level
 passing = shown_mask(str(build_path), version, sidebar.filters_of(view))
 found = meaning.render_search(str(build_path), version[0], explorer.papers, view, passing)
@@ -57,18 +58,24 @@ stored = explorer.mask_of(selection)
 selected = stored & shown  # selected papers hidden by the filters are neither counted nor exported
 
 page.render_header(explorer)
-tabs = st.tabs(["Explore", *(["Topics over time"] if timeline.time_column(explorer) else []), "Topic quality"])
+tabs = st.tabs(
+    [page.EXPLORE, *(["Topics over time"] if timeline.time_column(explorer) else []), "Topic quality"],
+    key=page.TAB_KEY,
+    on_change="rerun",  # so a button can switch tabs (Topic quality's "Show in Explore"); every tab is still drawn
+)
 with tabs[0]:
     n_hidden = int((stored & ~shown).sum())
-    explore.render_selection_bar(explorer, shown, selected, n_hidden, session.clear_selection, level)
+    explore.render_selection_bar(explorer, shown, selected, n_hidden, session.clear_selection, level, found)
+    if found is not None:
+        explore.render_search_line(explorer, view.about, found)
     context = passing & ~shown if found is not None else None
     explore.render_map(explorer, level, shown, selected, map_key(state.generation), context)
     if len(rows):
         scores = None if found is None else found.scores
-        explore.render_table(explorer, rows, selected, table_key(state.generation), scores)
+        explore.render_table(explorer, rows, selected, table_key(state.table_generation), scores)
     reader_column, topics_column = st.columns([3, 2], gap="large")
     with reader_column:
-        reader.render_reader(explorer, rows, selected, version[0])
+        reader.render_reader(explorer, rows, selected, stored, version[0])
     with topics_column:
         explore.render_topics(explorer, shown)
         curation.render_curation(explorer, build_path, selected, version[0])
@@ -78,4 +85,3 @@ if len(tabs) == 3:
         timeline.render_timeline(explorer, shown, level)
 with tabs[-1]:
     quality_view.render_quality(explorer)
-urlstate.write(explorer, view)

@@ -39,7 +39,7 @@ from topic_explorer.pipeline.evaluate.quality import Quality, assess
 from topic_explorer.pipeline.fit.layout import map_coordinates
 from topic_explorer.pipeline.fit.topics import Fit, fit_topics
 from topic_explorer.pipeline.ingest.corpus import CorpusReader, sample_files
-from topic_explorer.pipeline.settings import MIN_PAPERS, BuildSettings
+from topic_explorer.pipeline.settings import MIN_PAPERS, BuildSettings, default_title
 from topic_explorer.pipeline.stagecache import StageCache
 from topic_explorer.pipeline.timing import StageTimer
 from topic_explorer.pipeline.topicmodel import PLACE_NEIGHBOURS, POOR_FIT_QUANTILE, MapLayout
@@ -153,7 +153,8 @@ def run_build(
             quality = cachedstages.quality(stages, scored, partial(assess, *scored))
         table = table.merge(quality.per_topic[["topic_id", "coherence"]], on="topic_id", how="left")
         with timer.stage("write"):
-            manifest = _manifest(reader, applied.titles_derived, fit, quality, settings, embedder, stats, timer)
+            title = settings.title or default_title(inputs)
+            manifest = _manifest(reader, title, applied.titles_derived, fit, quality, settings, embedder, stats, timer)
             manifest |= {"engine": engine.description, "stage_cache": stages.counts.as_dict()}
             model = ModelParts(fit.model, fit.counts.to_frame(), embedder.state() if embedder.fits_corpus else None)
             save = partial(
@@ -290,6 +291,7 @@ def _paper_rows(rows: pd.DataFrame, result: BatchResult, in_sample: np.ndarray) 
 
 def _manifest(
     corpus: CorpusReader,
+    title: str,
     titles_derived: int,
     fit: Fit,
     quality: Quality,
@@ -303,6 +305,7 @@ def _manifest(
     return {
         "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
         "tool": f"topic-explorer {__version__}",
+        "title": title,
         "inputs": corpus.inputs,
         "counts": {
             "rows_read": corpus.rows_read,

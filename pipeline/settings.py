@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -31,13 +33,56 @@ TWO_PAPERS_FROM = 100
 """From this many papers on, a term must occur in two papers to count (as a keyword candidate, or as a TF-IDF
 embedder's feature): a word in one paper of hundreds is a name or a typo, not a topic's word."""
 
+MAX_TITLE_CHARS = 200
+"""Longest corpus title: it heads the dashboard's page and names its browser tab."""
+
+SAMPLE_TITLE = "NeurIPS 2025 sample"
+"""The bundled sample's title."""
+
+_PART_SUFFIX = re.compile(r"[\s_.-]*(?:part|pt|chunk|shard)?[\s_.-]*\d{1,3}$", re.IGNORECASE)
+_SPLIT = re.compile(r"[\s_.-]+|(?<=[a-z])(?=\d)|(?<=\d)(?=[a-z])", re.IGNORECASE)
+
 EMBEDDERS = ("minilm", "tfidf")
+EMBEDDER_TITLES = {
+    "minilm": "meaning (the MiniLM language model)",
+    "tfidf": "shared words (TF-IDF)",
+}
+"""How each embedder compares papers, in words for a reader (the dashboard's quality tab)."""
 DEVICES = ("auto", "cpu", "cuda", "mps")
 MIN_FIT_SAMPLE = MIN_PAPERS  # the fit is a topic model of its own: it needs as many papers as a build
 RUN_ONLY = ("batch_size", "device")
 """Settings that spread the work (papers per batch, where MiniLM runs) but change no result."""
 MAX_NAMED_TOPIC_THRESHOLD = 5.0
 """Above this, hardly any paper is close enough to join a named topic."""
+
+
+def default_title(inputs: Sequence[str | Path]) -> str:
+    """A corpus's title from its files' names, for a build given no --title (the sample's own for no files).
+
+    "ml_venues_by_field.jsonl.gz" -> "ML venues by field"; parts of one corpus ("arxiv_part1", "arxiv_part2")
+    name it once. Short words without a vowel read as acronyms ("nlp" -> "NLP").
+    """
+    names: list[str] = []
+    for path in inputs:
+        stem = Path(path).name.split(".")[0]
+        stem = _PART_SUFFIX.sub("", stem) or stem
+        words = [w.upper() if len(w) <= 4 and not re.search(r"[aeiouy\d]", w, re.IGNORECASE) else w
+                 for w in _SPLIT.split(stem) if w]  # fmt: skip
+        name = " ".join(words)
+        name = name[:1].upper() + name[1:]
+        if name and name not in names:
+            names.append(name)
+    return ", ".join(names)[:MAX_TITLE_CHARS] if names else SAMPLE_TITLE
+
+
+def check_title(title: str) -> str:
+    """A title given with --title, on one line; a `UserError` when empty or too long."""
+    title = " ".join(str(title).split())
+    if not title:
+        raise UserError("--title is empty; give the corpus a name, e.g. --title 'ICLR 2025 submissions'")
+    if len(title) > MAX_TITLE_CHARS:
+        raise UserError(f"--title has {len(title):,} characters; keep it to at most {MAX_TITLE_CHARS}")
+    return title
 
 
 def _setting(default: Any, help: str) -> Any:
@@ -59,6 +104,11 @@ def default_sample_build() -> Path:
 class BuildSettings:
     """How a corpus becomes topics. Defaults suit most corpora from 38 to 20,000 papers."""
 
+    title: str | None = _setting(
+        None,
+        "The corpus's name, the dashboard's page title (default: from the input files' names, e.g. 'ML venues by "
+        "field' for ml_venues_by_field.jsonl.gz).",
+    )
     embedder: str = _setting(
         "minilm",
         "How papers are embedded: 'minilm' (all-MiniLM-L6-v2 over the whole abstract; best "
@@ -118,6 +168,8 @@ class BuildSettings:
     )
 
     def __post_init__(self) -> None:
+        if self.title is not None:
+            object.__setattr__(self, "title", check_title(self.title))
         if not 0 <= self.seed < 2**32:
             raise UserError(f"--seed={self.seed} should be between 0 and {2**32 - 1}")
         if self.embedder not in EMBEDDERS:
@@ -144,10 +196,10 @@ class BuildSettings:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready values, as recorded in the manifest: every setting but the cache's folder, which is this
-        machine's and changes no result."""
+        machine's and changes no result, and the title, which the manifest keeps at its top."""
         values = dataclasses.asdict(self)
         values["named_topics"] = list(self.named_topics)
-        del values["cache_dir"]
+        del values["cache_dir"], values["title"]  # the manifest's own `title` holds the title, resolved
         return values
 
     def for_results(self, *, with_seed: bool) -> dict[str, Any]:

@@ -12,16 +12,19 @@ import pandas as pd
 
 from topic_explorer.dashboard.launch import BUILD_ENV
 from topic_explorer.dashboard.logic.filters import ColumnFilter, column_filters
-from topic_explorer.dashboard.logic.safetext import hover_html
+from topic_explorer.dashboard.logic.latex import latex_to_text
+from topic_explorer.dashboard.logic.safetext import hover_html, preview
 from topic_explorer.pipeline.buildfolder.edits import edits_version
 from topic_explorer.pipeline.buildfolder.metadata import number_text, value_text
 from topic_explorer.pipeline.buildfolder.read import read_build
 from topic_explorer.pipeline.buildfolder.schema import MANIFEST_FILE, Build
-from topic_explorer.pipeline.settings import default_sample_build
+from topic_explorer.pipeline.settings import default_sample_build, default_title
 from topic_explorer.pipeline.share.identifiers import is_identifier, paper_link, search_text
 from topic_explorer.pipeline.share.levels import Level, laid_out_topics, levels, rows_by_topic
 from topic_explorer.pipeline.share.sample import draw_order, map_extent
 
+HOVER_ABSTRACTS_UP_TO = 5_000  # papers: in bigger builds the map's hover leaves out the abstract's start, which is
+# two thirds of the map's bytes (19,308 papers: 9 MB of figure, sent again on every selection); the reader shows it
 TABLE_DECIMALS = 4  # Streamlit's table rounds decimals to this many places; columns needing more are shown as text
 
 
@@ -32,7 +35,9 @@ class Explorer:
     build: Build
     papers: pd.DataFrame  # the build's papers, as read
     search: pd.Series  # per paper: lowercase title, abstract and identifiers, for text search
-    hover: np.ndarray  # per paper: the map's hover text, escaped
+    hover: (
+        np.ndarray
+    )  # per paper: the map's hover text, escaped (title and topic; the abstract's start in small builds)
     topics: pd.DataFrame  # the build's topics plus `colour` and `top_keywords`
     topic_rows: dict[int, np.ndarray]  # topic_id -> row positions in `papers`
     extent: tuple[tuple[float, float], tuple[float, float]]  # fixed map ranges (x, y), padded
@@ -42,7 +47,7 @@ class Explorer:
     text_columns: frozenset[str]  # metadata the table shows as text: identifiers, decimals it would round
     levels: tuple[Level, ...]  # levels of detail, broadest first; the last is the topics themselves
     ids: np.ndarray  # per paper: its paper_id (object array, made once: every rerun reads ids, titles, table values)
-    titles: np.ndarray  # per paper: its title (object array)
+    titles: np.ndarray  # per paper: its title as shown, LaTeX as text (object array; downloads keep the title as read)
     table_values: dict[str, object]  # topic_label and each metadata column: the table's values per paper
     draw_order: np.ndarray  # per paper: its rank when a map draws a sample (a fixed random order; `figures`)
     row_of: dict[str, int]  # paper_id -> its row
@@ -55,7 +60,19 @@ class Explorer:
 
     @property
     def name(self) -> str:
+        """The build folder's name (download file names start with it)."""
         return self.build.name
+
+    @property
+    def title(self) -> str:
+        """The corpus's name for a reader: the build's title, or one from its input files' names (older builds)."""
+        manifest = self.build.manifest
+        if isinstance(manifest.get("title"), str) and manifest["title"].strip():
+            return manifest["title"]
+        paths = [
+            i["path"] for i in manifest.get("inputs") or [] if isinstance(i, dict) and isinstance(i.get("path"), str)
+        ]
+        return default_title(paths) if paths else self.build.name
 
     @property
     def metadata_columns(self) -> list[str]:
@@ -81,7 +98,10 @@ def load_explorer(path: Path) -> Explorer:
     """Read the build (raises `UserError`); precompute search and hover text, colours, positions and filters."""
     build = read_build(path)
     papers = build.papers.reset_index(drop=True)
-    columns = (papers["title"], papers["topic_label"], papers["abstract"])
+    titles = np.array([latex_to_text(title) for title in papers["title"].tolist()], dtype=object)
+    with_abstracts = len(papers) <= HOVER_ABSTRACTS_UP_TO
+    previews = [latex_to_text(preview(a)) for a in papers["abstract"]] if with_abstracts else [None] * len(papers)
+    columns = (titles, papers["topic_label"], previews)
     identifiers = tuple(c for c in build.metadata_columns if is_identifier(c, papers[c]))
     search = (papers["title"].astype(str) + "\n" + papers["abstract"].astype(str)).str.lower()
     for column in identifiers:
@@ -104,7 +124,7 @@ def load_explorer(path: Path) -> Explorer:
         text_columns=text_columns,
         levels=levels(build.hierarchy, topics, topic_rows),
         ids=papers["paper_id"].to_numpy(dtype=object),
-        titles=papers["title"].to_numpy(dtype=object),
+        titles=titles,
         table_values={c: _table_values(papers[c], c in text_columns) for c in ["topic_label", *build.metadata_columns]},
         draw_order=draw_order(len(papers)),
         row_of={paper_id: row for row, paper_id in enumerate(papers["paper_id"].tolist())},

@@ -8,6 +8,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from topic_explorer.dashboard.logic.data import Explorer
+from topic_explorer.dashboard.logic.maplabels import GRID_CELLS
 from topic_explorer.dashboard.logic.safetext import plotly_text, shorten
 from topic_explorer.pipeline.share.sample import drawn_rows, map_points
 
@@ -32,14 +33,19 @@ def map_figure(
     context: np.ndarray | None = None,
     labels: list[dict] | None = None,
     view: str = "map",
+    store: str = "map",
+    ranges: tuple[tuple[float, float], tuple[float, float]] | None = None,
     max_drawn: int | None = None,
+    legend_title: str = "Topics",
 ) -> go.Figure:
     """One WebGL trace per topic (so the legend toggles topics), selected papers ringed.
 
     `shown`, `selected` and `context` are boolean masks over `explorer.papers`; paper_id rides along as
     customdata. `context` papers are drawn grey behind the others (and cannot be selected). `labels` are
     the topic labels the browser places without overlaps at every zoom (`dashboard.logic.maplabels`); `view`
-    names the user's view: the zoom is kept while it stays the same.
+    names the user's view: the zoom is kept while it stays the same, in the browser under the name `store`.
+    `ranges` frame the map (x, y) when the view starts; None: the whole map. `legend_title` names the groups
+    drawn ("Themes" at a coarse level of detail).
     At most `max_drawn` papers (default: `map_points()`) are drawn, shown ones first, then context: a fixed
     random sample of them (`drawn_rows`) when there are more. `layout.meta` says how many papers are `shown`
     and `drawn`, and how many of the `context` are drawn (`context_drawn`). Legend counts are of every shown paper.
@@ -108,14 +114,14 @@ def map_figure(
         # A fixed legend margin keeps the plot area, and so the map, still however many topics are shown.
         "margin": {"l": 0, "r": LEGEND_PX, "t": 30, "b": 0, "autoexpand": False},
         "showlegend": True,
-        "xaxis": {"range": list(explorer.extent[0]), "visible": False},
-        "yaxis": {"range": list(explorer.extent[1]), "visible": False},
+        "xaxis": {"range": list((ranges or explorer.extent)[0]), "visible": False},
+        "yaxis": {"range": list((ranges or explorer.extent)[1]), "visible": False},
         "plot_bgcolor": "#fbfbfa",
         "hovermode": "closest",
         "dragmode": "select",
         "hoverlabel": {"bgcolor": "white", "font": {"size": 12, "color": "#1f2937"}, "align": "left"},
         "legend": {
-            "title": {"text": "Topics"},
+            "title": {"text": legend_title},
             "itemsizing": "constant",
             "font": {"size": 11},
             "x": 1.01,
@@ -124,7 +130,15 @@ def map_figure(
             "yanchor": "top",
         },
         "uirevision": view,  # Plotly keeps the user's zoom and pan while this stays the same
-        "meta": {MAP_META: True, "view": view, "labels": labels or [], **sampled},
+        "meta": {
+            MAP_META: True,
+            "view": view,
+            "store": store,
+            "labels": labels or [],
+            "grid": [*explorer.extent[0], *explorer.extent[1], GRID_CELLS],  # the labels' occupied cells' grid
+            "marker": size,  # px: a label keeps this far from its own papers
+            **sampled,
+        },
     }
     # Validating 20,000 points per trace costs more than building them; the structure above is fixed and tested.
     return go.Figure({"data": traces, "layout": layout}, _validate=False)

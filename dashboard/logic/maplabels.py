@@ -14,15 +14,22 @@ from importlib import resources
 
 import numpy as np
 
-from topic_explorer.dashboard.logic.safetext import shorten
+from topic_explorer.dashboard.logic.safetext import shorten, two_lines
 from topic_explorer.pipeline.share.levels import Level
 
-LABEL_CHARS = 32
+LABEL_CHARS = 56  # longer labels are cut after a whole word
+LINE_CHARS = 24  # longer labels take two lines, broken between words
 LABEL_FONT_PX = (13, 11)  # the chosen level's labels, then the finer levels'
+GRID_CELLS = 80  # per axis: each label carries the cells of this grid over the whole map that its papers occupy
 
 
 def label_candidates(
-    levels: tuple[Level, ...], chosen: int, shown: np.ndarray, x: np.ndarray, y: np.ndarray
+    levels: tuple[Level, ...],
+    chosen: int,
+    shown: np.ndarray,
+    x: np.ndarray,
+    y: np.ndarray,
+    extent: tuple[tuple[float, float], tuple[float, float]] | None = None,
 ) -> list[dict]:
     """Labels to offer, best first: the chosen level's groups by shown papers, then each finer level's.
 
@@ -30,8 +37,10 @@ def label_candidates(
     filtered or searched map labels where its papers are.
     A finer group holding the same topics as one offered already, or named like one, is left out: the map
     never shows a label twice.
-    Each label: text `t` (plain; the browser sets it as text), position `x`, `y`, priority `p`, colour `c`
-    (of its group at the chosen level, as on the map), font size `s`.
+    Each label: text `t` (plain, one or two lines; the browser sets it as text), position `x`, `y`, priority `p`,
+    colour `c` (of its group at the chosen level, as on the map), font size `s`, and `o`: the cells of a
+    `GRID_CELLS`-square grid over `extent` (the map's x and y ranges) that its shown papers occupy, so the browser
+    never puts a label over its own papers.
     """
     colour_of_topic = {t: c for g, c in zip(levels[chosen].topics["topic_id"], levels[chosen].topics["colour"],
                        strict=True) for t in levels[chosen].members[g]}  # fmt: skip
@@ -43,7 +52,7 @@ def label_candidates(
             rows = level.topic_rows.get(group.topic_id, np.zeros(0, dtype=np.int64))
             rows = rows[shown[rows]]
             held = level.members[group.topic_id]
-            text = shorten(str(group.label), LABEL_CHARS)
+            text = two_lines(shorten(str(group.label), LABEL_CHARS), LINE_CHARS)
             if not len(rows) or held in offered or text.casefold() in texts:
                 continue
             at = (float(np.median(x[rows])), float(np.median(y[rows])))
@@ -59,9 +68,18 @@ def label_candidates(
                     "p": float((len(levels) - depth) * 1e9 + len(rows)),
                     "c": colour_of_topic.get(held[0], "#888888"),
                     "s": LABEL_FONT_PX[min(depth, 1)],
+                    "o": occupied_cells(x[rows], y[rows], extent) if extent else [],
                 }
             )
     return sorted(labels, key=lambda label: -label["p"])
+
+
+def occupied_cells(x: np.ndarray, y: np.ndarray, extent: tuple[tuple[float, float], tuple[float, float]]) -> list[int]:
+    """The cells (`row * GRID_CELLS + column`, ascending) of a grid over `extent` that hold any of these points."""
+    (x0, x1), (y0, y1) = extent
+    column = np.clip(((x - x0) / (x1 - x0) * GRID_CELLS).astype(np.int64), 0, GRID_CELLS - 1)
+    row = np.clip(((y - y0) / (y1 - y0) * GRID_CELLS).astype(np.int64), 0, GRID_CELLS - 1)
+    return np.unique(row * GRID_CELLS + column).tolist()
 
 
 def mapview_script() -> str:

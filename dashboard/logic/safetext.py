@@ -43,16 +43,34 @@ def preview(text: str, limit: int = 200) -> str:
 
 
 def shorten(text: str, limit: int) -> str:
-    """`text` at most `limit` characters long, with an ellipsis when shortened."""
+    """`text` at most `limit` characters long, with an ellipsis when shortened: cut after a whole word (mid-word
+    only when a single word fills most of the limit)."""
     text = str(text)
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+    if len(text) <= limit:
+        return text
+    cut = text[: limit - 1]
+    if not text[limit - 1].isspace() and " " in cut[limit // 2 :]:
+        cut = cut.rsplit(" ", 1)[0]  # the cut would fall inside a word: end after the last whole word
+    return cut.rstrip(" ,;:.-–") + "…"
 
 
-def hover_html(title: str, topic_label: str, abstract: str, width: int = 72) -> str:
-    """Hover text for one paper: bold title, topic, abstract preview; user text escaped, lines wrapped."""
+def two_lines(text: str, line_chars: int) -> str:
+    """`text` on one line, or broken at the space nearest its middle when longer than `line_chars` (a map label)."""
+    text = str(text)
+    if len(text) <= line_chars or " " not in text:
+        return text
+    middle = len(text) / 2
+    spaces = [i for i, c in enumerate(text) if c == " "]
+    at = min(spaces, key=lambda i: abs(i - middle))
+    return text[:at] + "\n" + text[at + 1 :]
+
+
+def hover_html(title: str, topic_label: str, abstract_start: str | None, width: int = 72) -> str:
+    """Hover text for one paper: bold title, topic, the abstract's start (if given); user text escaped, lines
+    wrapped."""
     lines = [f"<b>{plotly_text(line)}</b>" for line in wrap(shorten(title, 160), width)]
     lines.append(f"<i>{plotly_text(topic_label)}</i>")
-    lines += [plotly_text(line) for line in wrap(preview(abstract), width)]
+    lines += [plotly_text(line) for line in wrap(abstract_start or "", width)]
     return "<br>".join(lines)
 
 

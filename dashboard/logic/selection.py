@@ -2,12 +2,14 @@
 
 Widget selections are fragile: a table selection is a list of row *positions* that Streamlit keeps
 across reruns even when the rows change, and a Plotly selection is dropped whenever the figure
-changes. So the page keeps its own state:
+changes. So the page keeps its own state, `committed`, the one truth:
 
-- map selections are added to `committed` as soon as they arrive (selections add up);
-- table rows count while their table is unchanged: they are read against the ids the table showed;
-- when the filters change (or the user clears), the table's rows are committed (or dropped) and
-  `generation` is bumped, which gives both widgets new keys and so fresh, empty selections.
+- a map selection is added to it once, when it arrives (selections add up);
+- the table is drawn with the selected papers ticked (its only tick column), so it is the truth for the
+  rows it shows: ticking or unticking a row selects or drops that paper, whoever selected it;
+- when the selection changes any other way (the map, a button), `table_generation` is bumped, giving the table a
+  new key and so a fresh widget ticked from `committed`; when the filters change (or the user clears),
+  `generation` is bumped too, which gives the map a fresh, empty selection as well.
 
 A map of many papers draws only a sample of them, so a box or a lasso is also read as a region:
 every shown paper inside it counts, drawn or not (`ids_in_regions`).
@@ -27,9 +29,11 @@ class SelectionState:
     """What the page remembers between reruns."""
 
     committed: frozenset[str] = frozenset()
-    generation: int = 0
+    generation: int = 0  # the map's widget: bumped when the filters change or the selection is cleared
+    table_generation: int = 0  # the table's widget: bumped too whenever the selection changes outside the table
     shown_ids: tuple[str, ...] = ()  # the table's paper_ids, in row order, as last shown
     filters: Hashable | None = None  # the filters the table was last shown with
+    map_seen: str | None = None  # the map selection folded in last (a selection is added once)
 
 
 def map_key(generation: int) -> str:
@@ -110,29 +114,46 @@ def _selection(event: Mapping[str, Any] | None) -> Mapping[str, Any]:
 
 
 def advance(
-    state: SelectionState, map_ids: Iterable[str], table_ids: Iterable[str], filters: Hashable
+    state: SelectionState, map_ids: Iterable[str], table_ids: Iterable[str] | None, filters: Hashable
 ) -> tuple[SelectionState, frozenset[str]]:
     """Fold this rerun's widget selections into the state; returns the new state and the whole selection.
 
-    When `filters` differ from the previous rerun's, the table rows are committed and the widgets reset.
+    `table_ids` are the ticked rows of the table last drawn (None: no table yet); they replace whatever the
+    selection held among the rows it showed. `map_ids` (a new map selection only) are added. When `filters`
+    differ from the previous rerun's, both widgets are renewed; when the map added papers, the table is.
     """
-    committed = state.committed | frozenset(map_ids)
-    selection = committed | frozenset(table_ids)
+    committed = state.committed
+    if table_ids is not None:
+        committed = (committed - frozenset(state.shown_ids)) | frozenset(table_ids)
+    grown = bool(frozenset(map_ids) - committed)
+    committed = committed | frozenset(map_ids)
     if state.filters is not None and filters != state.filters:
-        return replace(state, committed=selection, generation=state.generation + 1, filters=filters), selection
-    return replace(state, committed=committed, filters=filters), selection
+        renewed = {"generation": state.generation + 1, "table_generation": state.table_generation + 1}
+        return replace(state, committed=committed, filters=filters, **renewed), committed
+    table_generation = state.table_generation + 1 if grown else state.table_generation
+    return replace(state, committed=committed, table_generation=table_generation, filters=filters), committed
 
 
 def added(state: SelectionState, ids: Iterable[str]) -> SelectionState:
-    """The selection with `ids` added (from a button rather than a widget)."""
-    return replace(state, committed=state.committed | frozenset(ids))
+    """The selection with `ids` added (from a button rather than a widget): the table is drawn afresh, ticked."""
+    return replace(state, committed=state.committed | frozenset(ids), table_generation=state.table_generation + 1)
 
 
 def cleared(state: SelectionState) -> SelectionState:
     """Nothing selected, and fresh widgets so their old selections do not come back."""
-    return replace(state, committed=frozenset(), generation=state.generation + 1)
+    return replace(
+        state, committed=frozenset(), generation=state.generation + 1, table_generation=state.table_generation + 1
+    )
 
 
 def shown(state: SelectionState, ids: Iterable[str]) -> SelectionState:
     """Remember which paper_ids the table shows, row by row, to read its next selection against."""
     return replace(state, shown_ids=tuple(ids))
+
+
+def map_signature(event: Mapping[str, Any] | None) -> str | None:
+    """Names a map selection (its points, boxes and lassos), to fold each one in once; None: no selection."""
+    selection = _selection(event)
+    if not selection.get("points") and not selection.get("box") and not selection.get("lasso"):
+        return None
+    return repr((selection.get("points"), selection.get("box"), selection.get("lasso")))

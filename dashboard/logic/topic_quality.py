@@ -7,9 +7,20 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-WEAK_BELOW = 0.0
+from topic_explorer.pipeline.settings import EMBEDDER_TITLES
+
+WEAK_BELOW = 0.0  # NPMI: below it, a topic's keywords meet in one abstract less often than by chance
 GOOD_FROM = 0.1
-RATING_BACKGROUNDS = {"weak": "#f9d6d5", "fair": "#fcefc7", "good": "#d5ecd4", "n/a": "#eeeeee"}
+CATCH_ALL_TIMES = 4.0  # a topic this many times the median topic's size most likely holds several themes...
+CATCH_ALL_MIN_SHARE = 0.02  # ...when it also holds this share of the papers (not a 6-paper topic among 2-paper ones)
+RATING_BACKGROUNDS = {
+    "catch-all": "#f4c7a1",
+    "incoherent": "#f9d6d5",
+    "fair": "#fcefc7",
+    "good": "#d5ecd4",
+    "n/a": "#eeeeee",
+}
+FLAGGED = ("catch-all", "incoherent")  # ratings that ask the reader to look, listed first
 
 
 @dataclass(frozen=True)
@@ -57,13 +68,15 @@ def headline_figures(quality: dict) -> list[Figure]:
 
 
 def provenance_line(manifest: dict) -> str:
-    """One line on how the build was made: when, from how many papers, with which embedder and seed."""
+    """One line on how the build was made: when, from how many papers, compared how (never the embedder's internal
+    name: 'all-MiniLM-L6-v2/windows128x16' means nothing to a reader), with which seed."""
     counts, embedder = manifest.get("counts") or {}, manifest.get("embedder") or {}
     parts = [f"Built {str(manifest.get('created_at', 'at an unknown time'))[:10]}"]
     if "papers" in counts:
         parts.append(f"{counts['papers']:,} papers")
-    if embedder.get("name"):
-        parts.append(f"embedder {embedder['name']}")
+    kind = embedder.get("kind") or (manifest.get("settings") or {}).get("embedder")
+    if kind in EMBEDDER_TITLES or embedder.get("name"):
+        parts.append(f"papers compared by {EMBEDDER_TITLES.get(kind, 'their own embedder')}")
     seed = (manifest.get("settings") or {}).get("seed", manifest.get("seed"))  # version 2 kept it at the top
     if seed is not None:
         parts.append(f"seed {seed}")
@@ -71,24 +84,48 @@ def provenance_line(manifest: dict) -> str:
 
 
 def verdict(coherence: float) -> str:
-    """A word for a topic's coherence: weak, fair, good (or n/a); `RATING_BACKGROUNDS` colours it."""
+    """A word for a topic's coherence: incoherent, fair, good (or n/a); `RATING_BACKGROUNDS` colours it."""
     if coherence is None or math.isnan(coherence):
         return "n/a"
     if coherence < WEAK_BELOW:
-        return "weak"
+        return "incoherent"
     return "fair" if coherence < GOOD_FROM else "good"
 
 
+def rating(size: int, median: float, n_papers: int, coherence: float) -> tuple[str, str]:
+    """A topic's rating and why: a catch-all (far bigger than its share), incoherent, or its coherence's verdict."""
+    if median > 0 and size >= CATCH_ALL_TIMES * median and size >= CATCH_ALL_MIN_SHARE * n_papers:
+        return "catch-all", f"{size / median:.0f}× the median topic's size: it most likely mixes several themes"
+    word = verdict(coherence)
+    why = {
+        "incoherent": "its keywords rarely meet in one abstract: a mixed or noisy topic",
+        "fair": "its keywords meet in abstracts a little more often than by chance",
+        "good": "its keywords often meet in the same abstracts",
+        "n/a": "no coherence score (a merged topic, or too few papers)",
+    }[word]
+    return word, why
+
+
 def topic_table(topics: pd.DataFrame) -> pd.DataFrame:
-    """One row per topic (outliers left out), weakest coherence first; topics without a score last."""
+    """One row per topic (outliers left out): catch-all and incoherent topics first, then weakest coherence first;
+    topics without a score last. `topic_id` rides along to open a topic from the table."""
     real = topics.loc[topics["topic_id"] != -1]
+    sizes = real["size"].astype(int)
+    median, n_papers = float(sizes.median()) if len(sizes) else 0.0, int(topics["size"].sum())
+    rated = [
+        rating(size, median, n_papers, coherence) for size, coherence in zip(sizes, real["coherence"], strict=True)
+    ]
     table = pd.DataFrame(
         {
-            "rating": real["coherence"].map(verdict),
+            "rating": [word for word, _ in rated],
             "topic": real["label"].astype(str),
-            "papers": real["size"].astype(int),
+            "papers": sizes,
             "coherence": real["coherence"].astype(float),
+            "why": [why for _, why in rated],
             "keywords": real["keywords"].map(lambda words: ", ".join(words[:8])),
+            "topic_id": real["topic_id"].astype(int),
         }
     )
-    return table.sort_values("coherence", na_position="last", kind="stable").reset_index(drop=True)
+    flagged = table["rating"].map(lambda word: FLAGGED.index(word) if word in FLAGGED else len(FLAGGED))
+    order = table.assign(_flagged=flagged).sort_values(["_flagged", "coherence"], na_position="last", kind="stable")
+    return order.drop(columns="_flagged").reset_index(drop=True)

@@ -16,10 +16,25 @@ from dataclasses import dataclass, field
 
 from topic_explorer.dashboard.logic.filters import ColumnFilter
 
-DEFAULT_RESULTS = 50  # papers a search shows, best first
+DEFAULT_RESULTS = 50  # papers a search shows, best first, in a corpus of a few hundred papers or more
 RESULT_CHOICES = (10, 25, 50, 100, 250, 500, 1000)
+MATCH_SHARE = 0.25  # a search by meaning shows at most this share of the corpus by default: the rest is context
 METADATA_PREFIX = "f."
 RANGE_SEPARATOR = ".."
+
+
+def default_results(n_papers: int) -> int:
+    """How many best matches a search by meaning shows by default: `DEFAULT_RESULTS`, fewer in a small corpus.
+
+    Never every paper: at most `MATCH_SHARE` of them (but at least the smallest choice), so the matches stand out.
+    """
+    fitting = [n for n in RESULT_CHOICES if n <= n_papers * MATCH_SHARE]
+    return min(DEFAULT_RESULTS, fitting[-1]) if fitting else RESULT_CHOICES[0]
+
+
+def result_choices(n_papers: int) -> tuple[int, ...]:
+    """The numbers of best matches worth offering: those below the corpus size (the smallest always)."""
+    return tuple(n for n in RESULT_CHOICES if n < n_papers) or RESULT_CHOICES[:1]
 
 
 @dataclass(frozen=True)
@@ -29,7 +44,7 @@ class View:
     topics: tuple[int, ...] = ()
     search: str = ""
     about: str = ""
-    results: int = DEFAULT_RESULTS
+    results: int | None = None  # None: the corpus's default (`default_results`)
     level: int | None = None  # None: the finest level
     paper: str | None = None
     ranges: dict[str, tuple[float, float]] = field(default_factory=dict)
@@ -45,7 +60,7 @@ def encode(view: View) -> dict[str, str]:
     for name in ("search", "about", "paper"):
         if getattr(view, name):
             params[name] = str(getattr(view, name))
-    if view.about and view.results != DEFAULT_RESULTS:
+    if view.about and view.results is not None:
         params["results"] = str(view.results)
     if view.level is not None:
         params["detail"] = str(view.level)
@@ -90,7 +105,7 @@ def decode(
         topics=topics,
         search=str(params.get("search", "")),
         about=str(params.get("about", "")),
-        results=results if results in RESULT_CHOICES else DEFAULT_RESULTS,
+        results=results if results in RESULT_CHOICES else None,
         level=level if level is not None and 0 <= level < n_levels else None,
         paper=str(params["paper"]) if params.get("paper") else None,
         ranges=ranges,

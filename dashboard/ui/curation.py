@@ -30,6 +30,7 @@ from topic_explorer.dashboard.ui import meaning
 from topic_explorer.dashboard.ui.sidebar import keep_valid
 from topic_explorer.pipeline.buildfolder import edits
 from topic_explorer.pipeline.buildfolder.read import read_edit_history
+from topic_explorer.pipeline.buildfolder.schema import TOPICS_FILE
 from topic_explorer.pipeline.errors import UserError
 from topic_explorer.pipeline.settings import BuildSettings
 
@@ -54,10 +55,11 @@ def this_session() -> str:
     return session_name(context.session_id if context is not None else "")
 
 
-def describe(edit: dict, labels: dict[int, str]) -> str:
-    """One line saying what an edit did, for the undo button's caption (pure)."""
+def describe(edit: dict, labels: dict[int, str], before: dict[int, str] | None = None) -> str:
+    """One line saying what an edit did, for the undo button's caption (pure); `before`: the labels it changed."""
     if edit["kind"] == "rename":
-        return f"renamed topic {edit['topic_id']} to “{edit['label']}”"
+        old = (before or {}).get(edit["topic_id"])
+        return f"renamed “{old}” to “{edit['label']}”" if old else f"renamed a topic to “{edit['label']}”"
     if edit["kind"] == "merge":
         return f"merged {len(edit['topic_ids'])} topics into “{edit['label']}”"
     return f"moved {len(edit['paper_ids']):,} papers to “{labels.get(edit['topic_id'], edit['topic_id'])}”"
@@ -138,7 +140,28 @@ def _render_controls(explorer: Explorer, folder: Path, selected: np.ndarray, man
         last = explorer.build.edits[-1] if explorer.build.edits else None
         st.button("Undo last edit", key="edit-undo", on_click=undo_edit, args=(folder,), disabled=last is None)
         if last is not None:
-            st.caption(escape_markdown(f"Last edit: {describe(last, labels)}"))
+            before = labels_before(
+                _built_labels(str(folder), explorer.build.manifest.get("created_at")), explorer.build.edits[:-1]
+            )
+            st.caption(escape_markdown(f"Last edit: {describe(last, labels, before)}"))
+
+
+@st.cache_data(max_entries=8, show_spinner=False)
+def _built_labels(folder: str, created_at: object) -> dict[int, str]:
+    """The topics' names as the build made them, before any edit (kept per build: `created_at` changes on a rebuild)."""
+    topics = pd.read_parquet(Path(folder) / TOPICS_FILE, columns=["topic_id", "label"])
+    return dict(zip(topics["topic_id"].astype(int), topics["label"].astype(str), strict=True))
+
+
+def labels_before(built: dict[int, str], earlier: tuple[dict, ...] | list[dict]) -> dict[int, str]:
+    """The topics' names once the `earlier` edits are made to the build's own (pure)."""
+    labels = dict(built)
+    for edit in earlier:
+        if edit["kind"] == "rename":
+            labels[edit["topic_id"]] = edit["label"]
+        elif edit["kind"] == "merge":
+            labels[edit["into"]] = edit["label"]
+    return labels
 
 
 def save_edit(folder: Path, make: Callable[[], dict]) -> None:

@@ -15,7 +15,9 @@ from topic_explorer.dashboard.logic.data import Explorer
 from topic_explorer.dashboard.logic.export import download_label, file_name
 from topic_explorer.dashboard.logic.figures import keyword_figure, map_figure
 from topic_explorer.dashboard.logic.maplabels import label_candidates, mapview_script
-from topic_explorer.dashboard.logic.safetext import column_title
+from topic_explorer.dashboard.logic.safetext import column_title, escape_markdown, shorten
+from topic_explorer.dashboard.ui.sidebar import ABOUT_KEY, keep_valid
+from topic_explorer.pipeline.search import Ranked
 from topic_explorer.pipeline.share.export import DEFAULT_FORMAT, EXPORT_FORMATS, ExportFormat, export_bytes
 from topic_explorer.pipeline.share.identifiers import LINK_HOST
 from topic_explorer.pipeline.share.levels import tree_rows
@@ -35,6 +37,11 @@ FORMAT_HELP = (
 )
 LINK_SUFFIX = " link"
 VIEW_KEY = "map-view"  # how many times the user reset the map's view
+DETAIL_TOPIC_KEY = "topic-detail"
+ZOOM_KEY = "map-zoom"  # the map's x and y ranges a button chose (None: the whole map)
+ZOOM_MARGIN = 0.1  # of the matches' span, on each side, when zooming to them
+MIN_ZOOM_SHARE = 0.05  # of the whole map's span: a zoom to one paper still shows its neighbourhood
+QUERY_CHARS = 60  # a search by meaning's query is shortened to this many characters in the status
 
 
 def render_selection_bar(
@@ -44,13 +51,19 @@ def render_selection_bar(
     n_hidden: int,
     on_clear: Callable[[], None],
     level: int,
+    found: Ranked | None = None,
 ) -> None:
-    """Counts, 'Clear selection' and the download of the selection (or of every shown paper) in a chosen format."""
+    """Counts, 'Clear selection' and the download of the selection (or of every shown paper) in a chosen format.
+
+    With `found` (a search's matches), the status says the search is on.
+    """
     n_shown, n_selected = int(shown.sum()), int(selected.sum())
     status, clear, reset, file_format, download = st.columns([3.2, 1.3, 1.1, 0.9, 2.6], vertical_alignment="center")
     note = f"**Showing {n_shown:,} of {len(shown):,} papers** · {n_selected:,} selected"
     if n_hidden:
         note += f" (+{n_hidden:,} hidden by the filters)"
+    if found is not None:
+        note += " · search on"
     status.markdown(note, help=SELECT_HELP)
     clear.button("Clear selection", key="clear-selection", on_click=on_clear, disabled=not (n_selected or n_hidden))
     reset.button("Reset view", key="reset-view", on_click=reset_view, help="Show the whole map again")
@@ -74,6 +87,49 @@ def render_selection_bar(
         disabled=not len(rows),
         key="download",
     )
+
+
+def render_search_line(explorer: Explorer, about: str, found: Ranked) -> None:
+    """What a search shows: how many best matches, down to which score; zoom to them, or clear it."""
+    text, zoom, clear = st.columns([6.3, 1.4, 1.4], vertical_alignment="center")
+    query = shorten(about, QUERY_CHARS)
+    if len(found.rows):
+        cut = f"scores {float(found.scores[0]):.2f} down to {float(found.scores[-1]):.2f}"
+        text.caption(escape_markdown(f"Search: the {len(found.rows):,} best matches for “{query}” ({cut}); "
+                                     "the other papers that pass the filters are grey on the map."))  # fmt: skip
+    else:
+        text.caption(escape_markdown(f"Search: no paper passing the filters matches “{query}”."))
+    papers = explorer.papers
+    ranges = match_ranges(papers["x"].to_numpy()[found.rows], papers["y"].to_numpy()[found.rows], explorer.extent)
+    zoom.button("Zoom to matches", key="zoom-matches", on_click=zoom_to, args=(ranges,), disabled=ranges is None)
+    clear.button("Clear search", key="clear-about", on_click=clear_about, help="Stop searching: every paper again")
+
+
+def match_ranges(
+    x: np.ndarray, y: np.ndarray, extent: tuple[tuple[float, float], tuple[float, float]]
+) -> tuple[tuple[float, float], tuple[float, float]] | None:
+    """The map's x and y ranges that frame these papers, with a margin (None for no papers; pure)."""
+    if not len(x):
+        return None
+    framed = []
+    for values, (low, high) in ((x, extent[0]), (y, extent[1])):
+        least = (high - low) * MIN_ZOOM_SHARE
+        span = max(float(values.max() - values.min()), least)
+        middle = (float(values.max()) + float(values.min())) / 2
+        half = span * (0.5 + ZOOM_MARGIN)
+        framed.append((middle - half, middle + half))
+    return framed[0], framed[1]
+
+
+def zoom_to(ranges: tuple[tuple[float, float], tuple[float, float]]) -> None:
+    """Button callback: a new view of the map, framing `ranges`."""
+    st.session_state[VIEW_KEY] = st.session_state.get(VIEW_KEY, 0) + 1
+    st.session_state[ZOOM_KEY] = ranges
+
+
+def clear_about() -> None:
+    """Button callback: no search (the sidebar's box emptied, so the widget says so too)."""
+    st.session_state[ABOUT_KEY] = ""
 
 
 def _export_bytes(explorer: Explorer, rows: np.ndarray, export: ExportFormat, level: int) -> bytes:
@@ -103,8 +159,13 @@ def render_map(
         shown,
         selected,
         context=context,
-        labels=label_candidates(explorer.levels, level, shown, *explorer.papers[["x", "y"]].to_numpy().T),
+        labels=label_candidates(
+            explorer.levels, level, shown, *explorer.papers[["x", "y"]].to_numpy().T, explorer.extent
+        ),
         view=view_name(explorer),
+        store=zoom_store(explorer),
+        ranges=st.session_state.get(ZOOM_KEY),
+        legend_title="Topics" if level == len(explorer.levels) - 1 else "Themes",
     )
     meta = figure.layout.meta
     note = sample_note(meta["drawn"] + meta["context_drawn"], meta["shown"] + meta["context"])
@@ -124,15 +185,20 @@ def sample_note(drawn: int, total: int) -> str | None:
     )
 
 
+def zoom_store(explorer: Explorer) -> str:
+    """Names this build's kept zoom in the browser tab (`maplabels.js`)."""
+    return hashlib.sha256(str(explorer.build.path).encode()).hexdigest()[:12]
+
+
 def view_name(explorer: Explorer) -> str:
     """Names the user's view of this build's map in this session; 'Reset view' starts a new one."""
-    build = hashlib.sha256(str(explorer.build.path).encode()).hexdigest()[:12]
-    return f"{build}-{st.session_state.get(VIEW_KEY, 0)}"
+    return f"{zoom_store(explorer)}-{st.session_state.get(VIEW_KEY, 0)}"
 
 
 def reset_view() -> None:
     """Button callback: the whole map again (a new view, so neither Plotly nor the page restores the zoom)."""
     st.session_state[VIEW_KEY] = st.session_state.get(VIEW_KEY, 0) + 1
+    st.session_state.pop(ZOOM_KEY, None)
 
 
 def render_table(
@@ -140,12 +206,14 @@ def render_table(
 ) -> None:
     """The shown papers, sortable, with row selection; no abstracts (they would make 20,000 rows slow).
 
+    The selected papers come ticked: the row checkboxes are the table's one record of the selection, map's included
+    (`key` is renewed whenever the selection changes elsewhere).
+
     With `scores` (a search), `rows` come best first and each shows how well it matches the query.
     """
     papers = explorer.papers
     table = pd.DataFrame(
         {
-            "✓": pd.Categorical.from_codes(selected[rows].astype(np.int8), categories=["", "✓"]),
             **({"score": scores} if scores is not None else {}),
             "title": explorer.titles[rows],
             "topic": explorer.table_values["topic_label"][rows],
@@ -169,12 +237,13 @@ def render_table(
     st.dataframe(
         table,
         key=key,
+        placeholder="",  # a missing value is an empty cell, never the word "None"
         on_select="rerun",
         selection_mode="multi-row",
+        selection_default={"selection": {"rows": np.flatnonzero(selected[rows]).tolist()}},  # its one tick column
         hide_index=True,
         height=420,
         column_config={
-            "✓": st.column_config.TextColumn("✓", width=40, help="Selected for export"),
             "score": st.column_config.NumberColumn(
                 "Score",
                 format="%.3f",
@@ -206,13 +275,16 @@ def render_topics(explorer: Explorer, shown: np.ndarray) -> None:
         key="topic-list",
         column_config={
             "topic": st.column_config.TextColumn("Topic" if len(explorer.levels) == 1 else "Themes and topics"),
-            "papers": st.column_config.NumberColumn("Papers"),
-            "shown": st.column_config.NumberColumn("Shown", help="Papers of this topic that pass the filters"),
+            "papers": st.column_config.NumberColumn("Papers", format="localized"),
+            "shown": st.column_config.NumberColumn(
+                "Shown", format="localized", help="Papers of this topic that pass the filters"
+            ),
         },
     )
     labels = dict(zip(topics["topic_id"], topics["label"], strict=True))
+    keep_valid(DETAIL_TOPIC_KEY, set(labels))
     topic_id = st.selectbox(
-        "Topic details", options=topics["topic_id"].tolist(), format_func=labels.__getitem__, key="topic-detail"
+        "Topic details", options=topics["topic_id"].tolist(), format_func=labels.__getitem__, key=DETAIL_TOPIC_KEY
     )
     topic = topics.loc[topics["topic_id"] == topic_id].iloc[0]
     confidence = papers["confidence"].to_numpy()

@@ -16,7 +16,7 @@ import pandas as pd
 import streamlit as st
 
 from topic_explorer.dashboard.logic.safetext import escape_markdown
-from topic_explorer.dashboard.logic.viewlink import View
+from topic_explorer.dashboard.logic.viewlink import View, default_results
 from topic_explorer.pipeline.buildfolder.read import read_manifest
 from topic_explorer.pipeline.buildfolder.schema import read_embeddings
 from topic_explorer.pipeline.errors import UserError
@@ -82,7 +82,7 @@ def render_search(
     except UserError as error:
         st.sidebar.warning(escape_markdown(str(error)))
         return None
-    return best(scores, view.results, passing)
+    return best(scores, view.results or default_results(len(passing)), passing)
 
 
 @st.cache_data(show_spinner=False, max_entries=1000)  # a few hundred bytes each; 100,000 papers take ~50 ms a paper

@@ -10,14 +10,16 @@ from topic_explorer.dashboard.logic.data import Explorer
 from topic_explorer.dashboard.logic.safetext import escape_markdown
 from topic_explorer.pipeline.errors import UserError
 
+EXPLORE, TAB_KEY = "Explore", "tab"  # the first tab's name, and the tabs' key (a button may switch tabs)
 MAKE_A_BUILD = "topic-explorer build --out my-build\ntopic-explorer serve my-build"
 
 
 def render_header(explorer: Explorer) -> None:
-    """A title line naming the build, its paper and topic counts."""
+    """A title line naming the corpus, its paper and topic counts; the browser's tab names the corpus too."""
     n_topics = int((explorer.topics["topic_id"] != -1).sum())
-    name = escape_markdown(explorer.name)
-    st.markdown(f"### Topic Explorer · {name} · {len(explorer.papers):,} papers · {n_topics} topics")
+    st.set_page_config(page_title=f"{explorer.title} · Topic Explorer")
+    name = escape_markdown(explorer.title)
+    st.markdown(f"### {name} · {len(explorer.papers):,} papers · {n_topics:,} topics")
 
 
 def render_missing_build(path: Path, error: UserError) -> None:

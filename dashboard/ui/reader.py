@@ -6,6 +6,7 @@ import numpy as np
 import streamlit as st
 
 from topic_explorer.dashboard.logic.data import Explorer
+from topic_explorer.dashboard.logic.latex import latex_to_text
 from topic_explorer.dashboard.logic.safetext import column_title, escape_markdown
 from topic_explorer.dashboard.ui import meaning
 from topic_explorer.dashboard.ui import selection as session
@@ -25,8 +26,14 @@ def reading_row(explorer: Explorer) -> int | None:
 
 
 @st.fragment  # choosing another paper reruns only this panel, not the 20,000-point map
-def render_reader(explorer: Explorer, rows: np.ndarray, selected: np.ndarray, manifest_version: int) -> None:
-    """A chosen paper's full abstract, as plain text (never markdown or HTML), then its similar papers."""
+def render_reader(
+    explorer: Explorer, rows: np.ndarray, selected: np.ndarray, stored: np.ndarray, manifest_version: int
+) -> None:
+    """A chosen paper's full abstract, as plain text (never markdown or HTML), then its similar papers.
+
+    `rows` are the shown papers, `selected` the shown selected ones (masks over every paper) and `stored` the whole
+    selection, hidden papers included.
+    """
     papers = explorer.papers
     chosen_rows = rows[selected[rows]]
     candidates = chosen_rows if len(chosen_rows) else rows
@@ -34,10 +41,11 @@ def render_reader(explorer: Explorer, rows: np.ndarray, selected: np.ndarray, ma
     pinned = st.session_state.get(PINNED_KEY)
     if pinned is not None and pinned not in options:  # a similar paper, or a linked one, hidden by the filters
         options.insert(0, pinned)
-    if st.session_state.get(READER_KEY) not in options:
-        st.session_state.pop(READER_KEY, None)  # the paper read before is filtered away: read the first one
     if not options:
+        st.session_state.pop(READER_KEY, None)
         return
+    if st.session_state.get(READER_KEY) not in options:  # the paper read before is filtered away: read the first
+        st.session_state[READER_KEY] = options[0]  # set, not dropped: the browser's box then names it too
     titles = explorer.titles
     label = "Read a selected paper" if len(chosen_rows) else "Read a paper"
     if len(candidates) > MAX_READER_OPTIONS:
@@ -52,25 +60,32 @@ def render_reader(explorer: Explorer, rows: np.ndarray, selected: np.ndarray, ma
     texts = {column: value_text(paper[column]) for column in explorer.metadata_columns}
     details += [f"{column_title(column)}: {text}" for column, text in texts.items() if text is not None]
     with st.container(border=True):  # st.text everywhere: titles and abstracts are never markdown or HTML
-        st.text(paper["title"])
+        st.text(explorer.titles[row])
         st.text(" · ".join(details))
-        st.text(paper["abstract"])
+        st.text(latex_to_text(paper["abstract"]))
         for column, urls in explorer.links.items():
             if urls[row] is not None:  # a link button: the page opens in a new tab; its label is our own text
                 label = f"{column_title(column)} {texts[column]} on {link_host(urls[row])} ↗"
                 st.link_button(escape_markdown(label), urls[row], key=f"reader-link-{column}")
-    _render_similar(explorer, row, selected, manifest_version)
+    shown = np.zeros(len(papers), dtype=bool)
+    shown[rows] = True
+    _render_similar(explorer, row, shown, stored, manifest_version)
 
 
-def _render_similar(explorer: Explorer, row: int, selected: np.ndarray, manifest_version: int) -> None:
+def _render_similar(explorer: Explorer, row: int, shown: np.ndarray, stored: np.ndarray, manifest_version: int) -> None:
+    """The nearest papers, each a click from being read; 'Select' only where selecting shows: a paper the filters
+    hide would be selected out of sight (counted as hidden), so its button is off and its line says why."""
     near, scores = meaning.similar(str(explorer.build.path), manifest_version, row, SIMILAR)
     st.caption(f"The {len(near)} most similar papers (cosine similarity of their abstracts' embeddings)")
     topics = explorer.table_values["topic_label"]
     for rank, (other, score) in enumerate(zip(near.tolist(), scores.tolist(), strict=True)):
         text, read_button, pick = st.columns([8, 1.2, 1.4], vertical_alignment="center")
-        text.text(f"{score:.2f}  {explorer.titles[other]}  ({topics[other]})")
+        hidden = "" if shown[other] else "  · hidden by the filters"
+        text.text(f"{score:.2f}  {explorer.titles[other]}  ({topics[other]}){hidden}")
         read_button.button("Read", key=f"similar-read-{rank}", on_click=read, args=(other,))
-        if pick.button("Select", key=f"similar-select-{rank}", disabled=bool(selected[other])):
+        why = "Selected already" if stored[other] else "The filters hide this paper: reset them to select it"
+        off = bool(stored[other] or not shown[other])
+        if pick.button("Select", key=f"similar-select-{rank}", disabled=off, help=why if off else None):
             session.add_to_selection([str(explorer.ids[other])])
             st.rerun()  # the whole page: the map rings the paper and the counts change
 

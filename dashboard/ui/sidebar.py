@@ -9,7 +9,7 @@ import streamlit as st
 from topic_explorer.dashboard.logic.data import Explorer
 from topic_explorer.dashboard.logic.filters import ColumnFilter, Filters, search_words
 from topic_explorer.dashboard.logic.safetext import column_title, escape_markdown
-from topic_explorer.dashboard.logic.viewlink import DEFAULT_RESULTS, RESULT_CHOICES, View
+from topic_explorer.dashboard.logic.viewlink import View, default_results, result_choices
 
 TOPICS_KEY = "filter-topics"  # the topic filter at the finest level; coarser levels have their own keys
 SEARCH_KEY = "filter-search"
@@ -66,11 +66,13 @@ def render_filters(explorer: Explorer) -> View:
             help=SEARCH_HELP,
             key=ABOUT_KEY,
         )
-        results = DEFAULT_RESULTS
+        default = default_results(len(explorer.papers))
+        results = default
         if about.strip():
-            results = st.select_slider(
-                "Best matches shown", options=RESULT_CHOICES, key=RESULTS_KEY, **_default(RESULTS_KEY, DEFAULT_RESULTS)
-            )
+            choices = result_choices(len(explorer.papers))
+            if st.session_state.get(RESULTS_KEY) not in choices:
+                st.session_state[RESULTS_KEY] = default
+            results = st.select_slider("Best matches shown", options=choices, key=RESULTS_KEY)
         query = st.text_input(
             escape_markdown(filter_label(explorer)),
             placeholder="e.g. federated privacy",
@@ -86,19 +88,12 @@ def render_filters(explorer: Explorer) -> View:
                 dates[spec.column] = (value[0].isoformat(), value[1].isoformat())
             elif spec.kind == "choice" and value:
                 choices[spec.column] = tuple(sorted(value))
-        keys = [
-            *(topics_key(explorer, i) for i in range(len(explorer.levels))),
-            ABOUT_KEY,
-            RESULTS_KEY,
-            SEARCH_KEY,
-            *(metadata_key(spec.column) for spec in specs),
-        ]
-        st.button("Reset filters", key="reset-filters", on_click=_reset, args=(keys,))
+        st.button("Reset filters", key="reset-filters", on_click=reset_filters, args=(explorer,))
     return View(
         topics=groups.topics_of(chosen),
         search=query,
         about=about.strip(),
-        results=int(results),
+        results=None if results == default else int(results),
         level=level if level < len(explorer.levels) - 1 else None,
         ranges=ranges,
         dates=dates,
@@ -169,16 +164,53 @@ def _default(key: str, value: object) -> dict:
 
 
 def keep_valid(key: str, options: set, many: bool = False) -> None:
-    """Forget a widget's value that is no longer an option (a topic merged away by an edit)."""
+    """Forget a widget's value that is no longer an option (a topic merged away by an edit).
+
+    A value kept is written back too: that makes the browser redraw the widget, so a renamed topic shows its new
+    name there (the browser otherwise keeps showing the name the option had when it was chosen).
+    """
     if key not in st.session_state:
         return
     value = st.session_state[key]
     if many:
         st.session_state[key] = [v for v in value if v in options]
-    elif value not in options:
+    elif value in options:
+        st.session_state[key] = value
+    else:
         del st.session_state[key]
 
 
-def _reset(keys: list[str]) -> None:
-    for key in keys:
-        st.session_state.pop(key, None)
+def show_view(explorer: Explorer, view: View) -> None:
+    """Put `view` into every filter widget and the level of detail, before they are drawn (a link, a reset).
+
+    Every widget gets a value, defaults included: a value only removed from session state would stay in the
+    browser's widget and come back with the next action.
+    """
+    finest = len(explorer.levels) - 1
+    level = finest if view.level is None else view.level
+    if finest:
+        st.session_state[DETAIL_KEY] = st.session_state[SHOWN_DETAIL_KEY] = level
+    for other in range(finest + 1):
+        chosen = explorer.levels[other].groups_of(view.topics) if other == level and view.topics else []
+        st.session_state[topics_key(explorer, other)] = chosen
+    st.session_state[SEARCH_KEY], st.session_state[ABOUT_KEY] = view.search, view.about
+    st.session_state[RESULTS_KEY] = view.results or default_results(len(explorer.papers))
+    for spec in explorer.column_filters:
+        st.session_state[metadata_key(spec.column)] = _widget_value(spec, view)
+
+
+def _widget_value(spec: ColumnFilter, view: View) -> object:
+    """A metadata filter's widget value in `view` (its whole range, or nothing chosen, when the view leaves it)."""
+    if spec.kind == "choice":
+        return list(view.choices.get(spec.column, ()))
+    if spec.kind == "dates":
+        return tuple(datetime.date.fromisoformat(day) for day in view.dates.get(spec.column, spec.bounds))
+    low, high = view.ranges.get(spec.column, spec.bounds)
+    return (int(low), int(high)) if spec.integer else (float(low), float(high))
+
+
+def reset_filters(explorer: Explorer) -> None:
+    """Button callback: every filter back to its default, at the level of detail on screen."""
+    finest = len(explorer.levels) - 1
+    level = st.session_state.get(DETAIL_KEY, finest) if finest else finest
+    show_view(explorer, View(level=None if level == finest else level))

@@ -1,7 +1,10 @@
-"""Topics over time: each topic's share of the shown papers per year, when the build has a year or a date.
+"""Topics over time: each topic's papers per year, as counts or as a share of all that year's papers, when the build
+has a year or a date.
 
-The table and figure are pure; `render_timeline` draws them, and a click on a bar filters the page
-to that bar's topic (or theme, at a coarser level of detail).
+Shares are of every paper of the year, whatever the filters: filtered to one topic (a click on its bar), the chart
+shows that topic's own trend, never 100% bars. Each year's paper count is shown under it, so a year of 200 papers
+is not read like one of 5,000. The table and figure are pure; `render_timeline` draws them, and a click on a bar
+filters the page to that bar's topic (or theme, at a coarser level of detail).
 """
 
 from __future__ import annotations
@@ -16,13 +19,17 @@ import streamlit as st
 
 from topic_explorer.dashboard.logic.data import Explorer
 from topic_explorer.dashboard.logic.filters import day_numbers
-from topic_explorer.dashboard.logic.safetext import plotly_text, shorten
+from topic_explorer.dashboard.logic.safetext import column_title, escape_markdown, plotly_text, shorten
 from topic_explorer.dashboard.ui.sidebar import DETAIL_KEY, topics_key
 from topic_explorer.pipeline.share.levels import Level
+from topic_explorer.pipeline.share.palette import series_colours
 
 TIMELINE_KEY = "timeline"
 CLICKED_KEY = "timeline-clicked"  # the last click acted on, so a click filters once
-MAX_SERIES = 15  # more topics than this: the smaller ones share one grey "Other topics" series
+MAX_SERIES = 15  # more topics than this: the smaller ones share one grey series (`palette.SERIES_15` has 15 colours)
+MODE_KEY = "timeline-mode"
+SHARE, COUNT = "Share of all papers", "Papers"
+MODES = (SHARE, COUNT)
 OTHER_COLOUR = "#c8c8c8"
 _TIME_NAME = re.compile(r"(year|date|published|publication|created|submitted|issued)", re.IGNORECASE)
 YEARS = (1000, 3000)  # an integer column named like a year holds years only in this range
@@ -50,42 +57,55 @@ def years_of(values: pd.Series) -> np.ndarray:
 
 
 def shares(years: np.ndarray, level: Level, shown: np.ndarray) -> pd.DataFrame:
-    """Per year and group: shown papers and their share of that year's shown papers (year, group, papers, share)."""
+    """Per year and group: shown papers and their share of all that year's papers, shown or not (year, group,
+    papers, share)."""
     group = np.full(len(years), -(10**9), dtype=np.int64)
     for key, rows in level.topic_rows.items():
         group[rows] = key
     keep = shown & ~np.isnan(years)
     counts = pd.DataFrame({"year": years[keep].astype(int), "group": group[keep]}).value_counts().rename("papers")
     table = counts.reset_index()
-    table["share"] = table["papers"] / table.groupby("year")["papers"].transform("sum")
+    table["share"] = table["papers"] / table["year"].map(year_totals(years)).to_numpy()
     return table.sort_values(["year", "group"]).reset_index(drop=True)
 
 
-def timeline_figure(table: pd.DataFrame, level: Level) -> go.Figure:
-    """Stacked bars, one series per group (the biggest `MAX_SERIES`); each bar carries its group id to click."""
-    totals = table.groupby("group")["papers"].sum().sort_values(ascending=False)
-    series = totals.index[:MAX_SERIES].tolist()
+def year_totals(years: np.ndarray) -> pd.Series:
+    """Every paper per year (the index), whatever the filters."""
+    return pd.Series(years[~np.isnan(years)].astype(int)).value_counts().sort_index()
+
+
+def timeline_figure(table: pd.DataFrame, level: Level, totals: pd.Series, mode: str = SHARE) -> go.Figure:
+    """Stacked bars, one series per group (the biggest `MAX_SERIES`, the rest grey on top); each bar carries its
+    group id to click. `mode`: `SHARE` of all the year's papers, or `COUNT`; each year's paper count under it."""
+    value = "share" if mode == SHARE else "papers"
+    by_size = table.groupby("group")["papers"].sum().sort_values(ascending=False)
+    series = by_size.index[:MAX_SERIES].tolist()
     info = level.topics.set_index("topic_id")
+    colours = series_colours([str(info.loc[key, "colour"]) for key in series])
     traces = []
-    for key in series:
+    for key, colour in zip(series, colours, strict=True):
         part = table[table["group"] == key]
         traces.append(
             {
                 "type": "bar",
                 "x": part["year"].tolist(),  # a few dozen numbers: plain lists read anywhere
-                "y": part["share"].tolist(),
+                "y": part[value].tolist(),
                 "name": plotly_text(shorten(str(info.loc[key, "label"]), 40)),
-                "marker": {"color": info.loc[key, "colour"]},
-                "customdata": np.column_stack([part["group"], part["papers"]]).tolist(),
-                "hovertemplate": "<b>%{fullData.name}</b><br>%{x}: %{y:.0%} of the shown papers (%{customdata[1]:,})"
-                "<extra></extra>",
+                "marker": {"color": colour},
+                "customdata": np.column_stack([part["group"], part["papers"], part["share"]]).tolist(),
+                "hovertemplate": "<b>%{fullData.name}</b><br>%{x}: %{customdata[1]:,} papers, "
+                "%{customdata[2]:.1%} of the year's<extra></extra>",
             }
         )
     rest = table[~table["group"].isin(series)].groupby("year", as_index=False)[["papers", "share"]].sum()
     if len(rest):
+        name = f"{by_size.size - len(series)} other topics"
+        grey = [[None, n, share] for n, share in zip(rest["papers"], rest["share"], strict=True)]  # None: no group
         traces.append(
-            {"type": "bar", "x": rest["year"].tolist(), "y": rest["share"].tolist(), "name": "Other topics",
-             "marker": {"color": OTHER_COLOUR}, "hovertemplate": "Other topics<br>%{x}: %{y:.0%}<extra></extra>"}
+            {"type": "bar", "x": rest["year"].tolist(), "y": rest[value].tolist(), "name": name,
+             "marker": {"color": OTHER_COLOUR}, "customdata": grey,
+             "hovertemplate": f"{name}<br>%{{x}}: %{{customdata[1]:,}} papers, %{{customdata[2]:.1%}} of the year's"
+                              "<extra></extra>"}
         )  # fmt: skip
     # Validating the traces costs more than building them at 100,000 papers; the structure above is fixed and tested.
     figure = go.Figure({"data": traces}, _validate=False)
@@ -93,9 +113,15 @@ def timeline_figure(table: pd.DataFrame, level: Level) -> go.Figure:
         barmode="stack",
         height=460,
         margin={"l": 0, "r": 0, "t": 10, "b": 0},
-        yaxis={"tickformat": ".0%", "title": {"text": "share of the year's shown papers"}},
-        xaxis={"dtick": 1, "title": {"text": "year"}},
-        legend={"font": {"size": 11}},
+        yaxis={"tickformat": ".0%", "title": {"text": "share of all the year's papers"}}
+        if mode == SHARE
+        else {"tickformat": ",", "title": {"text": "papers"}},
+        xaxis={
+            "tickvals": totals.index.tolist(),
+            "ticktext": [f"{year}<br>{n:,} papers" for year, n in totals.items()],
+            "title": {"text": "year (and its number of papers)"},
+        },
+        legend={"font": {"size": 11}, "traceorder": "reversed"},  # the legend reads top-down like the stack
         clickmode="event+select",
     )
     return figure
@@ -107,21 +133,31 @@ def clicked_group(event: object) -> int | None:
     points = selection.get("points") if isinstance(selection, Mapping) else None
     for point in points or []:
         data = point.get("customdata") if isinstance(point, Mapping) else None
-        if isinstance(data, list | tuple) and data:
+        if isinstance(data, list | tuple) and data and isinstance(data[0], int | float):  # None: the grey bars
             return int(data[0])
     return None
 
 
 def render_timeline(explorer: Explorer, shown: np.ndarray, level: int) -> None:
-    """The chart of topic shares per year; clicking a bar shows only that topic."""
+    """The chart of each topic's papers per year (counts, or shares of all papers); clicking a bar shows that topic."""
     column = time_column(explorer)
     groups = explorer.levels[level]
-    table = shares(years_of(explorer.papers[column]), groups, shown)
+    years = years_of(explorer.papers[column])
+    table = shares(years, groups, shown)
     if table.empty:
         st.info("None of the shown papers has a year.")
         return
-    st.caption(f"Each topic's share of the shown papers per year ({column}). Click a bar to show only that topic.")
-    st.plotly_chart(timeline_figure(table, groups), key=TIMELINE_KEY, on_select="rerun", selection_mode="points")
+    mode = st.radio("Show", MODES, horizontal=True, key=MODE_KEY, label_visibility="collapsed")
+    source = "" if str(column).casefold() == "year" else f" (years from the {column_title(column)} column)"
+    what = "share of all that year's papers" if mode == SHARE else "number of papers"
+    st.caption(
+        escape_markdown(
+            f"Each bar is a year{source}: the shown papers of each topic, as a {what}; under each year, its number "
+            "of papers. Click a bar to show only its topic."
+        )
+    )
+    figure = timeline_figure(table, groups, year_totals(years), mode)
+    st.plotly_chart(figure, key=TIMELINE_KEY, on_select="rerun", selection_mode="points")
 
 
 def apply_click(explorer: Explorer) -> None:

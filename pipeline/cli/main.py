@@ -89,6 +89,7 @@ def _parser() -> argparse.ArgumentParser:
     build.add_argument(
         "--out", required=True, type=Path, metavar="DIR", help="the build folder to write (replaced atomically)"
     )
+    build.add_argument("--title", metavar="TEXT", help=help_for("title"))
     build.add_argument("--text-column", metavar="NAME", help=help_for("text_column"))
     build.add_argument("--title-column", metavar="NAME", help=help_for("title_column"))
     build.add_argument("--embedder", choices=EMBEDDERS, default=BuildSettings.embedder, help=help_for("embedder"))
@@ -258,6 +259,7 @@ def _build(args: argparse.Namespace) -> int:
     if files_as_names and not args.inputs:  # `--topics A B papers.csv` reads the file as a topic name
         raise UserError(f"{files_as_names[0]} was taken as a topic name; put input files before --topics")
     settings = BuildSettings(
+        title=args.title,
         embedder=args.embedder,
         seed=args.seed,
         min_topic_size=args.min_topic_size,

@@ -33,7 +33,7 @@ BOUND_SHARE = 0.75  # a word written before (after) another content word this of
 MIN_BOUND_USES = 3  # ... when the corpus uses it at least this often
 MIN_NAME_SHARE = 0.5  # a name scoring under this share of the topic's best term says less than that term
 LONGER_NAME_WINS = 0.8  # a name gives way to a longer name containing it that scores at least this share of it
-MIN_ACRONYM_ALONE = 3  # "RLHF" and "LoRA" may stand for their long forms; "FL" and "RL" may not
+MIN_ACRONYM_ALONE = 3  # "RLHF" and "LoRA" may stand for their long forms and alone; "FL", "RL", "3D" may not
 BOUND_SAMPLE = 2000  # abstracts read for those statistics: enough, and cheap at 20k papers
 _NORMAL = re.compile(r"[\s-]+")
 
@@ -147,6 +147,8 @@ def is_name(
     words = _normal(term).split()
     if not words or len(words) > MAX_LABEL_WORDS or " ".join(words) in generic:
         return False
+    if len(words) == 1 and len(words[0]) < MIN_ACRONYM_ALONE:
+        return False  # "3D", "AI": a word this short names no topic alone ("3D vision" can)
     if _is_acronym(term.split()[-1]):
         return True
     return words[-1] not in bound.modifiers and not (len(words) == 1 and words[0] in bound.heads)

@@ -59,6 +59,18 @@ class PaperTerms:
             np.bincount(rows, minlength=len(topic_ids)).astype(np.int64),
         )
 
+    def weighted(self) -> sparse.csr_matrix:
+        """Each paper as a unit-length TF-IDF row over the candidates (log-scaled uses x log(papers / papers
+        using the term)): how much two papers share their words and phrases, for the clustering's lexical
+        neighbours (`pipeline.fit.cluster_model`)."""
+        counts = self.counts.astype(np.float32)
+        used_by = np.asarray((counts > 0).sum(axis=0)).ravel()
+        idf = np.log(counts.shape[0] / np.maximum(used_by, 1)).astype(np.float32)
+        counts.data = np.log1p(counts.data)
+        rows = counts.multiply(idf[None, :]).tocsr()
+        norms = np.sqrt(np.asarray(rows.multiply(rows).sum(axis=1)).ravel())
+        return (sparse.diags(1 / np.where(norms > 0, norms, 1)) @ rows).tocsr().astype(np.float32)
+
     def vectorizer(self):
         """BERTopic's `vectorizer_model`: scikit-learn's CountVectorizer over these candidates, reading known papers
         from their counts (texts given to BERTopic end with `DOCUMENT_END`)."""

@@ -15,6 +15,11 @@ Two backends share one interface (`transform`; TF-IDF first learns its space wit
 from __future__ import annotations
 
 import logging
+import threading
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from functools import partial
 from typing import Protocol
 
 import numpy as np
@@ -43,6 +48,7 @@ class Embedder(Protocol):
         ...
 
 
+_TORCH_THREADS = threading.Lock()  # held while torch's process-wide thread count is changed
 _LOADED_MODELS: dict[tuple[str, int, str], object] = {}  # one model per process (each Dask worker loads its own)
 
 
@@ -68,8 +74,8 @@ class MiniLMEmbedder:
     def __init__(self, *, window: int = 128, max_windows: int = 16, batch_size: int = 16, device: str = "auto"):
         self.window = window
         self.max_windows = max_windows  # texts beyond window * max_windows tokens are cut there
-        # Windows per forward pass. On a quiet machine 16 is fastest (0.91x stock's wall time, 64: 1.04x);
-        # on one busy with other work 64 shares the cores better (0.58x against 1.08x): embed_speed.py.
+        # Windows per forward pass. With each core taking whole batches, 16 gave 1.52x stock's throughput and
+        # 32 gave 1.29x (200 abstracts, 2 cores busy with other work); docs/benchmarks.md.
         self.batch_size = batch_size
         self.device = device  # as asked for; `resolve_device` picks the real one when the model loads
         self.name = f"{self.model_name}/windows{window}x{max_windows}"
@@ -82,10 +88,32 @@ class MiniLMEmbedder:
                 pieces.append(piece)
                 owners.append(i)
                 weights.append(n_tokens)
-        vectors = model.encode(pieces, batch_size=self.batch_size, convert_to_numpy=True, normalize_embeddings=True)
+        vectors = self._encode(model, pieces)
         pooled = np.zeros((len(texts), vectors.shape[1]), dtype=np.float64)
         np.add.at(pooled, owners, vectors * np.asarray(weights, dtype=np.float64)[:, None])
         return _normalise(pooled)
+
+    def _encode(self, model, pieces: list[str]) -> np.ndarray:
+        """One unit vector per piece, batched as one `encode` call batches them (longest first).
+
+        On the CPU each core takes whole batches, one torch thread each, instead of every core sharing
+        every batch: the cores never wait for each other at every layer, which on a machine busy with
+        other work made stock-sized batches 1.5x as fast (benchmarks/embed_speed.py). The batches and
+        the arithmetic are the same, so the vectors are too.
+        """
+        encode = partial(model.encode, batch_size=self.batch_size, convert_to_numpy=True, normalize_embeddings=True)
+        if model.device.type != "cpu" or len(pieces) <= self.batch_size:
+            return encode(pieces)
+        order = np.argsort([-len(piece) for piece in pieces])  # `encode`'s own order, so the same batches
+        batches = [
+            [pieces[i] for i in order[start : start + self.batch_size]]
+            for start in range(0, len(pieces), self.batch_size)
+        ]
+        with _one_torch_thread_each() as cores, ThreadPoolExecutor(cores) as pool:
+            done = np.concatenate(list(pool.map(encode, batches)))
+        vectors = np.empty_like(done)
+        vectors[order] = done
+        return vectors
 
     def _windows(self, model, text: str) -> list[tuple[str, int]]:
         """Near-equal slices of `text`, each at most `window` tokens (special tokens included)."""
@@ -218,6 +246,24 @@ def embedder_for(described: dict, tfidf_state: dict[str, np.ndarray] | None, *, 
             "rebuild it"
         )
     return embedder
+
+
+@contextmanager
+def _one_torch_thread_each() -> Iterator[int]:
+    """Gives the cores torch would use here, and inside, a thread started to run torch work runs it on one.
+
+    torch's thread count is one setting for the whole process: calls from several threads at once (a Dask
+    worker of two threads) take turns here, so each restores what it found.
+    """
+    import torch
+
+    with _TORCH_THREADS:
+        before = torch.get_num_threads()
+        torch.set_num_threads(1)
+        try:
+            yield before
+        finally:
+            torch.set_num_threads(before)
 
 
 def _share_cores_with_other_workers() -> None:

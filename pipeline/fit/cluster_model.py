@@ -2,7 +2,8 @@
 
 BERTopic accepts any clustering model with `fit` and `labels_`. This one takes the embeddings whole
 (BERTopic's `umap_model` is `BaseDimensionalityReduction()`, which passes them through) and reduces them
-itself: UMAP's fuzzy graph over exact shared neighbours, laid out spectrally (`pipeline.fit.reduce`),
+itself: UMAP's fuzzy graph over exact shared neighbours, blended with the same graph over the papers' words
+and phrases (their TF-IDF rows, given beside the embeddings), laid out spectrally (`pipeline.fit.reduce`),
 and cut from Ward's tree over that layout (`pipeline.fit.clusters`). It then does what
 BERTopic's `reduce_outliers(strategy="embeddings")` does, in the same fit: each paper in a group too small
 to be a topic joins the topic whose papers' centre is closest, unless `keep_outliers` keeps the ones that
@@ -14,6 +15,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 import numpy as np
+from scipy import sparse
 
 from topic_explorer.pipeline.errors import UserError
 from topic_explorer.pipeline.fit.clusters import TopicParameters, find_clusters, topic_count
@@ -31,14 +33,18 @@ class TopicClusters:
         parameters: TopicParameters,
         *,
         neighbours: Neighbours,
+        lexical: sparse.csr_matrix | None,
         named: np.ndarray,
         keep_outliers: bool,
         timer: StageTimer,
     ):
-        """`named` holds, per paper, the index of the `--topics` name it joined, or -1: named papers keep their
-        name's topic (numbered first, in the names' order) and the rest are clustered."""
+        """`neighbours` are the embeddings' (shared with the map); `lexical` holds each paper's unit TF-IDF row
+        over its words and phrases (`PaperTerms.weighted`; None: the embeddings alone). `named` holds, per paper,
+        the index of the `--topics` name it joined, or -1: named papers keep their name's topic (numbered first,
+        in the names' order) and the rest are clustered."""
         self.parameters = parameters
         self.neighbours = neighbours
+        self.lexical = lexical
         self.named = named
         self.keep_outliers = keep_outliers
         self.timer = timer
@@ -54,8 +60,7 @@ class TopicClusters:
             params = replace(params, n_topics=topic_count(len(rest)))
         self.parameters_ = params
         with self.timer.stage("reduce"):
-            neighbours = self.neighbours if len(rest) == len(X) else nearest_neighbours(X[rest], self.neighbours.k)
-            graph = neighbour_graph(X[rest], neighbours, n_neighbors=params.graph_neighbors)
+            graph = self._graph(X, rest, params)
         with self.timer.stage("cluster"):
             clusters = find_clusters(graph, params)
         labels[rest] = np.where(clusters >= 0, clusters + len(matched), -1)
@@ -66,10 +71,23 @@ class TopicClusters:
             )
         self.left_out_ = labels < 0
         self.fits_poorly_ = np.zeros(len(X), dtype=bool)
-        joined = assign(X[self.left_out_], TopicModel.fit(X, labels))
+        # A paper left out of the clusters joins the nearest clustered topic: a named topic keeps exactly the
+        # papers its name took (a drug-screening paper is not RLHF because it sits nearer RLHF than the rest).
+        clustered = np.where(labels >= len(matched), labels, -1)
+        joined = assign(X[self.left_out_], TopicModel.fit(X, clustered if (clustered >= 0).any() else labels))
         labels[self.left_out_] = joined.topic_id
         self.fits_poorly_[self.left_out_] = joined.fits_poorly
         if self.keep_outliers:
             labels[self.fits_poorly_] = -1
         self.labels_ = labels
         return self
+
+    def _graph(self, X: np.ndarray, rest: np.ndarray, params: TopicParameters) -> sparse.csr_matrix:
+        """UMAP's fuzzy graph over the `rest` papers' embeddings, blended with the one over their words."""
+        neighbours = self.neighbours if len(rest) == len(X) else nearest_neighbours(X[rest], self.neighbours.k)
+        graph = neighbour_graph(X[rest], neighbours, n_neighbors=params.graph_neighbors)
+        if self.lexical is None or not params.lexical_weight:
+            return graph
+        words = self.lexical[rest]
+        lexical = neighbour_graph(words, nearest_neighbours(words, neighbours.k), n_neighbors=params.graph_neighbors)
+        return ((1 - params.lexical_weight) * graph + params.lexical_weight * lexical).tocsr()

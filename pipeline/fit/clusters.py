@@ -1,12 +1,12 @@
 """Find groups of papers: UMAP's neighbour graph, its spectral layout, and Ward's tree over that layout.
 
 Stock BERTopic runs UMAP's stochastic layout and HDBSCAN on it. Over seeds 0-4 of the same 5,000
-abstracts that left topics that changed with the seed (ARI 0.74 between seeds) and a quarter of a 19k
-corpus in no topic. Every step here is deterministic, so the same vectors give the same topics whatever
-the seed (which still draws the map):
-- UMAP's fuzzy neighbour graph over exact cosine neighbours (`reduce.neighbour_graph`), and, for each
-  connected piece of it, its spectral layout (Laplacian eigenvectors: what UMAP starts its layout from)
-  in a few dimensions;
+abstracts that left topics that changed with the seed (ARI 0.77 between seeds on ml_venues, 0.76 on arXiv)
+and a quarter of a 19k corpus in no topic. Every step here is deterministic, so the same vectors give the
+same topics whatever the seed (which still draws the map):
+- UMAP's fuzzy neighbour graph over exact cosine neighbours (`reduce.neighbour_graph`), blended with the same
+  graph over the papers' words and phrases (`LEXICAL_WEIGHT`), and, for each connected piece of it, its
+  spectral layout (Laplacian eigenvectors: what UMAP starts its layout from) in a few dimensions;
 - Ward's agglomerative tree over that layout (`fastcluster`, memory linear in the papers);
 - the tree cut into a corpus-sized number of topics (`choose_parameters`); a topic of more than
   `MAX_TOPIC_SHARE` of a corpus of `SPLIT_FROM` papers or more is split along the tree, unless the split
@@ -25,8 +25,13 @@ from topic_explorer.pipeline.fit.reduce import spectral_layout
 from topic_explorer.pipeline.settings import BuildSettings
 
 SMALL_CORPUS = 200  # below this, a sparser graph and fewer dimensions: dozens of papers, topics of 3-5
-TOPICS_SCALE = 3.56  # topics at the finest level: TOPICS_SCALE x papers ** TOPICS_POWER, i.e. 11 for the
-TOPICS_POWER = 0.31  # 38-paper sample, 30 for 1,000 papers, 50 for 5,000, 75 for 19,000, 125 for 100,000
+TOPICS_SCALE = 4.6  # topics at the finest level: TOPICS_SCALE x papers ** TOPICS_POWER, i.e. 11 for the
+TOPICS_POWER = 0.24  # 38-paper sample, 24 for 1,000 papers, 36 for 5,000, 49 for 19,000, 73 for 100,000
+# How much the papers' shared words and phrases weigh beside their embeddings' neighbours (0: meaning only).
+# Measured (docs/benchmarks.md): on 5,000 ml_venues and arXiv papers it moved NMI by -0.008 to +0.008; on the
+# sample it keeps the theory papers (regret bounds, conjectures, approximation rates) in one topic, which
+# MiniLM files by their subjects.
+LEXICAL_WEIGHT = 0.2
 MAX_TOPIC_SHARE = 0.10  # no finest topic holds more of a corpus of SPLIT_FROM papers or more ...
 SPLIT_FROM = 1000  # ... unless its papers are one dense group (see module docstring)
 
@@ -39,6 +44,7 @@ class TopicParameters:
     components: int  # dimensions of the spectral layout the tree is built on
     n_topics: int  # topics the tree is cut into before the size rules
     min_topic_size: int
+    lexical_weight: float = LEXICAL_WEIGHT  # the words-and-phrases graph's share of the blended graph
 
     def as_dict(self) -> dict:
         """JSON-ready, for the manifest."""

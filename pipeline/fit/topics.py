@@ -100,11 +100,12 @@ def fit_topics(
     made_with = [abstracts, neighbours.indices, neighbours.distances, match.paper_name, params.as_dict()]
     clusters = cachedstages.RememberedClusters(
         TopicClusters(
-            params, neighbours=neighbours, named=match.paper_name, keep_outliers=settings.keep_outliers, timer=timer
+            params, neighbours=neighbours, lexical=terms.weighted(), named=match.paper_name,
+            keep_outliers=settings.keep_outliers, timer=timer,
         ),
         stages,
         [*made_with, _clustering_settings(settings)],
-    )
+    )  # fmt: skip
     describer = TopicDescriber(
         abstracts, terms, vectors, embed, keywords_per_topic=settings.keywords_per_topic,
         paper_names=[match.names[j] if j >= 0 else None for j in match.paper_name.tolist()], timer=timer,

@@ -60,7 +60,7 @@ def test_the_page_shows_every_paper_on_the_map(page: Page, screens: Path):
     assert page.evaluate(MAP_POINTS) == 38
     papers_table = page.locator("[data-testid=stDataFrame] table[aria-rowcount]").first  # drawn before the topic list
     expect(papers_table).to_have_attribute("aria-rowcount", "39")  # the header and 38 papers
-    expect(page.get_by_role("heading", name=re.compile(r"Topic Explorer · sample · 38 papers"))).to_be_visible()
+    expect(page.get_by_role("heading", name=re.compile(r"^NeurIPS 2025 sample · 38 papers"))).to_be_visible()
     page.screenshot(path=screens / "browser-loaded.png")
 
 
@@ -100,7 +100,7 @@ def test_box_selecting_on_the_map_selects_and_exports_those_papers(page: Page, s
     page.screenshot(path=screens / "browser-selected.png")
     _, rows = download_csv(page)
     assert len(rows) == selected
-    page.get_by_role("button", name="Clear selection").click()
+    page.locator("button[kind=secondary]").filter(has_text="Clear selection").click()  # not the table's own
     expect(status(page)).to_contain_text("· 0 selected")
     expect(download_button(page)).to_have_text("Download all 38 shown papers (CSV)")
 
@@ -127,7 +127,7 @@ def test_a_sampled_map_says_so_and_a_box_over_it_selects_and_exports_every_paper
     page.screenshot(path=screens / "browser-sampled-map-selected.png")
     _, rows = download_csv(page)
     assert len(rows) == 38 and len({row["paper_id"] for row in rows}) == 38
-    page.get_by_role("button", name="Clear selection").click()
+    page.locator("button[kind=secondary]").filter(has_text="Clear selection").click()  # not the table's own
     expect(status(page)).to_contain_text("· 0 selected")
     lasso_select(page, [(0.01, 0.01), (0.99, 0.01), (0.99, 0.99), (0.01, 0.99), (0.01, 0.02)])
     expect(status(page)).to_contain_text("Showing 38 of 38 papers · 38 selected")  # the lasso too, drawn or not

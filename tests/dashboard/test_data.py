@@ -72,3 +72,14 @@ def test_the_rows_of_a_selection_are_found_by_paper_id_and_unknown_ids_ignored(t
     chosen = {"p000000000001", "p000000000007", "not-a-paper"}
     assert np.array_equal(tiny.mask_of(chosen), tiny.papers["paper_id"].isin(chosen).to_numpy())
     assert tiny.mask_of(chosen).sum() == 2 and not tiny.mask_of([]).any()
+
+
+def test_a_big_builds_hover_leaves_out_the_abstract(tiny_build, monkeypatch):
+    from topic_explorer.dashboard.logic import data
+
+    small = load_explorer(tiny_build)
+    monkeypatch.setattr(data, "HOVER_ABSTRACTS_UP_TO", 3)
+    big = load_explorer(tiny_build)
+    assert len(big.hover) == len(small.hover) == 8
+    assert all(len(b.split("<br>")) == 2 for b in big.hover)  # the title and the topic
+    assert all(len(s.split("<br>")) > 2 for s in small.hover)

@@ -11,9 +11,10 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.dashboard.test_app import map_charts, paper_table, select_on_map, selected_count, shown_count
+from tests.dashboard.test_app import map_charts, paper_table, select_on_map, selected_count, shown_count, status
 from tests.dashboard.tinybuild import XSS
 from tests.sample_groups import FEDERATED, NAMED, PAPERS
+from topic_explorer.dashboard.logic.latex import latex_to_text
 from topic_explorer.dashboard.ui.curation import (
     MERGE_LABEL,
     MERGE_TOPICS,
@@ -52,15 +53,20 @@ def search_for(at: AppTest, query: str) -> AppTest:
 def test_search_ranks_the_shown_papers_best_first(run_app, build):
     papers = read_build(build).papers
     at = search_for(run_app(build), papers["abstract"].iloc[5][:300])
-    assert not at.exception and shown_count(at) == 38  # fewer papers than the 50 best matches
+    assert not at.exception and shown_count(at) == 10  # a share of the 38 papers by default, never all of them
+    assert at.select_slider(key=RESULTS_KEY).options == ["10", "25"]  # only counts below the corpus's size
     table = paper_table(at)
-    assert list(table.columns[:2]) == ["✓", "score"] and table["title"].iloc[0] == papers["title"].iloc[5]
+    assert list(table.columns[:1]) == ["score"] and table["title"].iloc[0] == papers["title"].iloc[5]
     assert table["score"].is_monotonic_decreasing
-    at.select_slider(key=RESULTS_KEY).set_value(10).run()
-    assert shown_count(at) == 10 and len(paper_table(at)) == 10
+    assert "search on" in status(at)
+    assert any(f"down to {table['score'].iloc[-1]:.2f}" in c.value.replace("\\", "") for c in at.caption)
+    at.select_slider(key=RESULTS_KEY).set_value(25).run()
+    assert shown_count(at) == 25 and len(paper_table(at)) == 25
     traces = map_spec(at)["data"]
-    assert traces[0]["name"] == "Other papers (28)" and "customdata" not in traces[0]  # grey, not selectable
-    assert sum(len(t["customdata"]) for t in traces[1:]) == 10
+    assert traces[0]["name"] == "Other papers (13)" and "customdata" not in traces[0]  # grey, not selectable
+    assert sum(len(t["customdata"]) for t in traces[1:]) == 25
+    at.button(key="clear-about").click().run()
+    assert shown_count(at) == 38 and at.text_input(key=ABOUT_KEY).value == ""
 
 
 def test_search_combines_with_the_other_filters(run_app, build):
@@ -78,11 +84,11 @@ def test_an_over_long_query_is_explained_and_the_page_keeps_working(run_app, bui
 
 def test_the_dashboard_ranks_a_search_as_the_command_line_does(run_app, build, capsys):
     query = "low-rank adaptation of language models across many clients"
-    table = paper_table(search_for(run_app(build), query))
-    assert main(["search", str(build), query, "--top", "50", "--json"]) == 0
+    table = paper_table(search_for(run_app(build), query))  # the 10 best: a share of the 38 papers by default
+    assert main(["search", str(build), query, "--top", "10", "--json"]) == 0
     rows = json.loads(capsys.readouterr().out)
-    assert len(table) == len(rows) == 38
-    assert table["title"].tolist() == [row["title"] for row in rows]
+    assert len(table) == len(rows) == 10
+    assert table["title"].tolist() == [latex_to_text(row["title"]) for row in rows]  # LaTeX shown as text
     assert np.allclose(table["score"].to_numpy(), [row["score"] for row in rows], atol=1e-4)
 
 
@@ -237,10 +243,13 @@ def test_topics_over_time_charts_shares_per_year_and_a_click_filters(run_app, bu
     for year in years:  # shares of each year add up to one
         assert sum(y for bar in bars for x, y in zip(bar["x"], bar["y"], strict=True) if x == year) == pytest.approx(1)
     topic = int(bars[0]["customdata"][0][0])
-    at.session_state[TIMELINE_KEY] = {"selection": {"points": [{"customdata": [topic, 1]}]}}
+    at.session_state[TIMELINE_KEY] = {"selection": {"points": [{"customdata": [topic, 1, 0.1]}]}}
     at.run()
     assert at.multiselect(key=TOPICS_KEY).value == [topic]
     assert shown_count(at) == int(read_build(build).topics.set_index("topic_id").loc[topic, "size"])
+    chart = next(c for c in at.get("plotly_chart") if c.key == TIMELINE_KEY)
+    (own,) = json.loads(chart.proto.spec)["data"]  # the topic's own trend: a share of all papers, not 100%
+    assert max(own["y"]) < 1
 
 
 def test_a_link_restores_the_view_and_the_page_keeps_its_link_current(monkeypatch, build):

@@ -62,7 +62,7 @@ def test_hover_text_shows_html_as_text_never_as_markup(tiny):
 
 
 def test_hover_has_title_topic_and_an_abstract_preview():
-    text = hover_html("A <title>", "Topic & co", "word " * 100)
+    text = hover_html("A <title>", "Topic & co", preview("word " * 100))
     lines = text.split("<br>")
     assert lines[0] == "<b>A &lt;title&gt;</b>" and lines[1] == "<i>Topic &amp; co</i>"
     assert text.endswith("…") and len(text.replace("<br>", " ")) < 300

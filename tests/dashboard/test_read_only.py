@@ -114,4 +114,4 @@ def test_with_allow_edits_any_address_edits_and_the_history_names_the_session(ru
     shown = at.expander  # the history's expander, with one line per entry
     assert any(e.label == "Edit history (1)" for e in shown)
     tables = [frame.value for frame in at.dataframe if "Who" in frame.value.columns]
-    assert tables[0].loc[0, "Who"] == who and tables[0].loc[0, "What"] == "renamed topic 1 to “Graphs, renamed”"
+    assert tables[0].loc[0, "Who"] == who and tables[0].loc[0, "What"] == "renamed a topic to “Graphs, renamed”"

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from topic_explorer.dashboard.logic.filters import Filters
 from topic_explorer.dashboard.logic.selection import (
     SelectionState,
+    added,
     advance,
     cleared,
     ids_from_map_event,
@@ -14,6 +17,7 @@ from topic_explorer.dashboard.logic.selection import (
     ids_in_regions,
     in_polygon,
     map_key,
+    map_signature,
     shown,
     table_key,
 )
@@ -49,37 +53,52 @@ def test_stale_table_positions_past_the_end_or_negative_are_ignored():
     assert ids_from_table_event(table_event(0, 1), ()) == set()
 
 
-def test_map_selections_are_committed_at_once_and_add_up():
-    state, selection = advance(SelectionState(), {"a"}, set(), Filters())
-    state, selection = advance(state, {"b"}, set(), Filters())
+def test_map_selections_are_committed_at_once_add_up_and_renew_the_table():
+    state, selection = advance(SelectionState(), {"a"}, None, Filters())
+    state, selection = advance(state, {"b"}, None, Filters())
     assert state.committed == {"a", "b"} and selection == {"a", "b"}
-    assert state.generation == 0
+    assert state.generation == 0 and state.table_generation == 2  # drawn afresh, ticked, after each
 
 
-def test_table_rows_count_but_stay_uncommitted_while_the_filters_stay():
-    state, selection = advance(SelectionState(), set(), {"c"}, Filters())
-    assert selection == {"c"} and state.committed == frozenset()
-    _, selection = advance(state, set(), set(), Filters())  # the user unticked the row
-    assert selection == frozenset()
+def test_the_table_is_the_truth_for_the_rows_it_shows_whoever_selected_them():
+    state, _ = advance(shown(SelectionState(), SHOWN), {"a"}, None, Filters())  # the map selected "a"
+    state = shown(state, SHOWN)
+    state, selection = advance(state, set(), {"a", "c"}, Filters())  # the table came ticked with "a"; "c" ticked
+    assert selection == {"a", "c"} and state.table_generation == 1  # a tick is no reason to redraw the table
+    state, selection = advance(state, set(), {"c"}, Filters())  # "a" unticked: dropped, though the map chose it
+    assert selection == {"c"}
+    hidden = replace(state, committed=state.committed | {"z"})  # selected, but not among the table's rows
+    assert advance(hidden, set(), set(), Filters())[1] == {"z"}
 
 
-def test_a_filter_change_commits_table_rows_and_resets_the_widgets():
-    state, _ = advance(SelectionState(), {"a"}, set(), Filters())
-    state, selection = advance(state, set(), {"c"}, Filters(topics=(1,)))
+def test_a_filter_change_keeps_the_selection_and_renews_both_widgets():
+    state, _ = advance(shown(SelectionState(), SHOWN), {"a"}, None, Filters())
+    state, selection = advance(shown(state, SHOWN), set(), {"a", "c"}, Filters(topics=(1,)))
     assert state.committed == {"a", "c"} and selection == {"a", "c"}
-    assert state.generation == 1
-    assert map_key(state.generation) != map_key(0) and table_key(state.generation) != table_key(0)
+    assert state.generation == 1 and state.table_generation == 2
+    assert map_key(state.generation) != map_key(0) and table_key(state.table_generation) != table_key(1)
 
 
 def test_the_first_rerun_records_the_filters_without_resetting():
-    state, _ = advance(SelectionState(), set(), set(), Filters(search=("x",)))
-    assert state.generation == 0 and state.filters == Filters(search=("x",))
+    state, _ = advance(SelectionState(), set(), None, Filters(search=("x",)))
+    assert state.generation == 0 and state.table_generation == 0 and state.filters == Filters(search=("x",))
 
 
 def test_clearing_forgets_everything_and_resets_the_widgets():
-    state, _ = advance(SelectionState(), {"a", "b"}, set(), Filters())
+    state, _ = advance(SelectionState(), {"a", "b"}, None, Filters())
     state = cleared(state)
-    assert state.committed == frozenset() and state.generation == 1
+    assert state.committed == frozenset() and state.generation == 1 and state.table_generation == 2
+
+
+def test_a_button_adds_papers_and_renews_the_table():
+    state = added(SelectionState(committed=frozenset({"a"})), ["b"])
+    assert state.committed == {"a", "b"} and state.table_generation == 1 and state.generation == 0
+
+
+def test_a_map_selection_is_named_by_its_points_and_regions_only():
+    assert map_signature(None) is None and map_signature(map_event()) is None
+    one = map_signature(map_event({"customdata": "a"}))
+    assert one == map_signature(map_event({"customdata": "a"})) != map_signature(map_event({"customdata": "b"}))
 
 
 def test_shown_ids_are_remembered_in_table_order():

@@ -19,13 +19,21 @@ from tests.dashboard.tinybuild import XSS, tiny_papers, tiny_topics
 from topic_explorer.dashboard.logic.data import load_explorer
 from topic_explorer.dashboard.logic.filters import ColumnFilter
 from topic_explorer.dashboard.logic.maplabels import label_candidates, mapview_script
-from topic_explorer.dashboard.logic.viewlink import DEFAULT_RESULTS, View, decode, encode
+from topic_explorer.dashboard.logic.viewlink import View, decode, default_results, encode, result_choices
 from topic_explorer.dashboard.ui import timeline
 from topic_explorer.dashboard.ui.explore import most_confident
-from topic_explorer.dashboard.ui.timeline import clicked_group, shares, time_column, timeline_figure, years_of
+from topic_explorer.dashboard.ui.timeline import (
+    clicked_group,
+    shares,
+    time_column,
+    timeline_figure,
+    year_totals,
+    years_of,
+)
 from topic_explorer.pipeline.buildfolder.exchange import BROADER_COLUMN, from_export, is_export
 from topic_explorer.pipeline.buildfolder.write import write_build
 from topic_explorer.pipeline.share.levels import tree_rows
+from topic_explorer.pipeline.share.palette import CALM_10, MIN_DISTANCE, SERIES_15, distance, series_colours
 from topic_explorer.pipeline.share.selection import export_frame
 
 TREE = pd.DataFrame(
@@ -125,7 +133,7 @@ SPECS = (
 )
 def test_a_view_survives_its_link(topics, search, about, level, venues, year):
     view = View(
-        topics=topics, search=search, about=about, results=10 if about else DEFAULT_RESULTS, level=level,
+        topics=topics, search=search, about=about, results=10 if about else None, level=level,
         paper="p000000000003", ranges={"year": year}, dates={"published": ("2024-02-01", "2024-03-01")},
         choices={"venue": venues} if venues else {},
     )  # fmt: skip
@@ -146,9 +154,15 @@ def test_a_broken_link_opens_the_default_view(params):
 def test_a_year_or_date_column_gives_shares_per_year_that_add_up(tree_build, tmp_path):
     explorer = load_explorer(tree_build)
     assert time_column(explorer) == "year"
-    table = shares(years_of(explorer.papers["year"]), explorer.levels[0], np.ones(8, bool))
+    years = years_of(explorer.papers["year"])
+    table = shares(years, explorer.levels[0], np.ones(8, bool))
     assert table.groupby("year")["share"].sum().tolist() == pytest.approx([1, 1, 1, 1])
     assert table["papers"].sum() == 8
+    one = explorer.papers["topic_id"].to_numpy() == 0  # filtered to one topic: shares of all papers, not 100%
+    alone = shares(years, explorer.levels[-1], one)
+    totals = year_totals(years)
+    assert alone["share"].tolist() == pytest.approx((alone["papers"] / alone["year"].map(totals)).tolist())
+    assert alone["share"].max() < 1 or totals[alone["year"]].eq(alone["papers"].to_numpy()).all()
     dates = pd.Series(["2024-01-31", None, "2025-12-01T10:00:00Z"])
     assert np.array_equal(years_of(dates), [2024, np.nan, 2025], equal_nan=True)
 
@@ -157,11 +171,23 @@ def test_the_unvalidated_timeline_is_valid_plotly_with_a_series_per_group_and_th
     explorer = load_explorer(tree_build)
     table = shares(years_of(explorer.papers["year"]), explorer.levels[1], np.ones(8, bool))
     monkeypatch.setattr(timeline, "MAX_SERIES", 2)
-    figure = timeline_figure(table, explorer.levels[1])
+    totals = year_totals(years_of(explorer.papers["year"]))
+    figure = timeline_figure(table, explorer.levels[1], totals)
     go.Figure(figure.to_dict())  # full validation, skipped at run time for speed
-    assert [trace.name for trace in figure.data][-1] == "Other topics" and len(figure.data) == 3
+    assert [trace.name for trace in figure.data][-1] == "1 other topics" and len(figure.data) == 3
     clicked = {"selection": {"points": [{"customdata": figure.data[0].customdata[0]}]}}
     assert clicked_group(clicked) == table.groupby("group")["papers"].sum().idxmax()
+    assert clicked_group({"selection": {"points": [{"customdata": figure.data[-1].customdata[0]}]}}) is None
+    assert list(figure.layout.xaxis.ticktext) == [f"{year}<br>{n:,} papers" for year, n in totals.items()]
+    counts = timeline_figure(table, explorer.levels[1], totals, timeline.COUNT)
+    assert list(counts.data[0].y) == table[table["group"] == figure.data[0].customdata[0][0]]["papers"].tolist()
+
+
+def test_stacked_series_get_colours_told_apart_even_when_the_map_repeats_hues():
+    near = ["#7a5aa5", "#8062ab", "#4e79a7"]  # two purples a reader cannot tell apart
+    assert series_colours(near) == list(SERIES_15[:3])
+    assert series_colours(list(CALM_10)) == list(CALM_10)
+    assert all(distance(a, b) >= MIN_DISTANCE for a, b in itertools.combinations(SERIES_15, 2))
 
 
 def test_no_time_column_no_timeline(tmp_path):
@@ -199,8 +225,27 @@ def test_the_dashboard_starts_without_the_embedding_stack(tree_build):
 
 def test_hostile_labels_reach_the_map_as_plain_text(tmp_path):
     papers = tiny_papers()
-    topics = tiny_topics().assign(label=[f"{XSS} {i}" for i in range(3)])
+    topics = tiny_topics().assign(label=[f"{i} {XSS}" for i in range(3)])
     build = write_build(tmp_path / "h", papers, topics, np.zeros((8, 2), np.float32), {})
     explorer = load_explorer(build)
     labels = label_candidates(explorer.levels, 0, np.ones(8, bool), *xy(explorer))
-    assert {label["t"] for label in labels} == {f"{XSS} {i}"[:31] + "…" for i in range(3)}
+    texts = {label["t"] for label in labels}
+    assert len(texts) == 3
+    assert all(f"{i} {XSS}".startswith(text.replace("\n", " ").rstrip("…")) for i, text in enumerate(sorted(texts)))
+
+
+def test_long_labels_take_two_lines_and_are_cut_only_after_a_whole_word(tree_build):
+    explorer = load_explorer(tree_build)
+    name = "Federated and low-rank fine-tuning of large language models across many devices"
+    explorer.levels[-1].topics.loc[0, "label"] = name
+    labels = label_candidates(explorer.levels, len(explorer.levels) - 1, np.ones(8, bool), *xy(explorer))
+    text = next(label["t"] for label in labels if label["t"].startswith("Federated"))
+    first, second = text.split("\n")
+    assert text.endswith("…") and name.startswith(text.replace("\n", " ")[:-1] + " ")
+    assert abs(len(first) - len(second)) < 12
+
+
+@pytest.mark.parametrize(("papers", "default"), [(38, 10), (100, 25), (199, 25), (200, 50), (19_308, 50)])
+def test_search_by_meaning_shows_at_most_a_quarter_of_the_corpus_by_default(papers, default):
+    assert default_results(papers) == default
+    assert max(result_choices(papers)) < papers

@@ -128,3 +128,16 @@ def test_the_summary_says_paper_for_a_topic_of_one_and_keeps_labels_in_line():
     assert _papers(2) == "papers"
     assert _papers(0) == "papers"
     assert len({len(_papers(n)) for n in (0, 1, 5)}) == 1
+
+
+def test_build_title_names_the_corpus_in_the_manifest(capsys, metadata_corpus, tmp_path):
+    code, _, _ = run(capsys, "build", metadata_corpus, "--out", tmp_path / "b", "--embedder", "tfidf", "--quiet",
+                     "--title", "  ICLR   2025 submissions ")  # fmt: skip
+    manifest = json.loads((tmp_path / "b" / "manifest.json").read_text())
+    assert code == 0 and manifest["title"] == "ICLR 2025 submissions" and "title" not in manifest["settings"]
+
+
+@pytest.mark.parametrize(("title", "says"), [("   ", "--title is empty"), ("x" * 201, "at most 200")])
+def test_an_empty_or_overlong_title_is_one_line_and_exit_2(capsys, metadata_corpus, tmp_path, title, says):
+    code, _, err = run(capsys, "build", metadata_corpus, "--out", tmp_path / "b", "--title", title)
+    assert code == 2 and says in err and len(err.strip().splitlines()) == 1 and not (tmp_path / "b").exists()

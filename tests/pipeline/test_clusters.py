@@ -24,20 +24,42 @@ def groups_of(rng, centres, per_group, spread, dims=32):
     return (vectors / np.linalg.norm(vectors, axis=1, keepdims=True)).astype(np.float32)
 
 
-def clusters_of(vectors, params=None):
+def clusters_of(vectors, params=None, lexical=None):
     params = params or choose_parameters(len(vectors), BuildSettings())
     neighbours = nearest_neighbours(vectors, params.graph_neighbors + 1)
-    fitted = TopicClusters(params, neighbours=neighbours, named=np.full(len(vectors), -1), keep_outliers=False,
-                           timer=StageTimer()).fit(vectors)  # fmt: skip
+    fitted = TopicClusters(params, neighbours=neighbours, lexical=lexical, named=np.full(len(vectors), -1),
+                           keep_outliers=False, timer=StageTimer()).fit(vectors)  # fmt: skip
     return fitted
 
 
 def test_topic_counts_and_smallest_topics_scale_with_corpus_size():
-    assert [topic_count(n) for n in (38, 1000, 5000, 19308, 100_000)] == [11, 30, 50, 76, 126]
+    assert [topic_count(n) for n in (38, 1000, 5000, 19308, 100_000)] == [11, 24, 36, 49, 73]
     small, large = choose_parameters(38, BuildSettings()), choose_parameters(20000, BuildSettings())
     assert (small.graph_neighbors, small.components, small.min_topic_size) == (5, 5, 2)
     assert (large.graph_neighbors, large.components, large.min_topic_size) == (15, 10, 35)
     assert choose_parameters(20000, BuildSettings(min_topic_size=50)).min_topic_size == 50
+
+
+def test_the_words_graph_groups_papers_by_the_words_they_share():
+    """120 papers whose vectors are noise around one point, written in two vocabularies: the graph over their
+    words (alone here, weight 1) splits them by vocabulary; the embeddings alone (weight 0) cannot."""
+    from scipy import sparse
+
+    rng = np.random.default_rng(5)
+    vectors = groups_of(rng, [np.eye(32)[0]], 120, 0.5)
+    vocabulary = np.where(np.arange(120) < 60, 0, 1)
+    words = np.zeros((120, 40), dtype=np.float32)
+    for paper, side in enumerate(vocabulary):
+        words[paper, rng.choice(20, size=6, replace=False) + 20 * side] = 1.0
+    lexical = sparse.csr_matrix(words / np.linalg.norm(words, axis=1, keepdims=True))
+
+    def mixing(weight: float) -> float:
+        """The share of papers in topics whose majority vocabulary is not theirs."""
+        labels = clusters_of(vectors, TopicParameters(8, 5, 2, 5, lexical_weight=weight), lexical).labels_
+        return sum(min(np.bincount(vocabulary[labels == t], minlength=2)) for t in set(labels.tolist())) / 120
+
+    assert mixing(1.0) == 0
+    assert mixing(0.0) >= 0.2
 
 
 def test_well_separated_groups_each_become_a_topic():

@@ -86,3 +86,30 @@ def test_minilm_reads_past_the_first_256_tokens():
     a, b = embedder.transform([head + tail_a, head + tail_b])
     assert float(a @ b) < 0.99  # a truncating model would see the same first 256 tokens
     np.testing.assert_allclose(np.linalg.norm(a), 1.0, rtol=1e-5)
+
+
+@pytest.mark.model
+def test_minilm_on_two_cores_gives_the_vectors_of_one_encode_call_and_leaves_torch_threads_as_they_were():
+    from concurrent.futures import ThreadPoolExecutor
+
+    import torch
+
+    embedder = MiniLMEmbedder(device="cpu")
+    model = embedder._load()
+    texts = load_corpus(sample_files()).papers["abstract"].tolist()
+    pieces = [piece for text in texts for piece, _ in embedder._windows(model, text)]
+    assert len(pieces) > 2 * embedder.batch_size  # enough batches for both cores
+    before = torch.get_num_threads()
+    torch.set_num_threads(2)
+    try:
+        with ThreadPoolExecutor(2) as callers:  # two calls at once, as in a Dask worker of two threads
+            threaded, again = callers.map(lambda _: embedder._encode(model, pieces), range(2))
+        with ThreadPoolExecutor(1) as fresh:  # a thread started now runs torch on the cores it had before
+            assert fresh.submit(torch.get_num_threads).result() == 2
+        one_call = model.encode(
+            pieces, batch_size=embedder.batch_size, convert_to_numpy=True, normalize_embeddings=True
+        )
+    finally:
+        torch.set_num_threads(before)
+    np.testing.assert_array_equal(threaded, one_call)  # bit-identical: the cache's vectors stay valid
+    np.testing.assert_array_equal(again, one_call)

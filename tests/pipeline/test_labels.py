@@ -41,6 +41,9 @@ def _scored(*terms: str) -> list[tuple[str, float]]:
         ("KV cache", True),
         ("RLHF", True),
         ("navigation", True),
+        ("3D", False),  # too short to name a topic alone
+        ("RL", False),
+        ("3D vision", True),
         ("one two three four five six", False),  # too long
     ],
 )
