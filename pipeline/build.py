@@ -37,7 +37,7 @@ from topic_explorer.pipeline.embed.models import Embedder, make_embedder
 from topic_explorer.pipeline.errors import UserError
 from topic_explorer.pipeline.evaluate.quality import Quality, assess
 from topic_explorer.pipeline.fit.layout import map_coordinates
-from topic_explorer.pipeline.fit.topics import Fit, fit_topics
+from topic_explorer.pipeline.fit.topics import Fit, fit_inputs, fit_topics
 from topic_explorer.pipeline.ingest.corpus import CorpusReader, sample_files
 from topic_explorer.pipeline.settings import MIN_PAPERS, BuildSettings, default_title
 from topic_explorer.pipeline.stagecache import StageCache
@@ -123,7 +123,7 @@ def run_build(
     with timer.stage("keywords"):  # what the inner stages leave: reading a stored fit, BERTopic's own work
         fit = cachedstages.fit(
             stages,
-            [vectors, sample_texts, settings.for_results(with_seed=False), embedder.name],
+            fit_inputs(vectors, sample_texts, settings, embedder.name),
             partial(fit_topics, vectors, sample_texts, settings=settings, embed=embed_here, timer=timer, stages=stages),
             embedder_kind=settings.embedder,
         )

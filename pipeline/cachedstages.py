@@ -7,8 +7,9 @@ is stored and read back; none reaches into the stage. What each key holds:
 - neighbours: the vectors and how many neighbours;
 - clusters (BERTopic's clustering model): the vectors, the texts, their neighbours, the papers matched to named
   topics, the clustering parameters and the settings the topics depend on;
-- the fit (clusters, keywords, labels, the BERTopic model): the vectors, the texts, those settings and the
-  embedder (it embeds topic names and keyword candidates);
+- the fit (clusters, keywords, labels, the BERTopic model): `fit.topics.fit_inputs` (the vectors, the texts,
+  those settings, the clustering parameters they resolve to, and the embedder, which embeds topic names and
+  keyword candidates);
 - the map: the vectors, their neighbours, the graph's size and the seed;
 - the topic tree: the topics' term counts and centres, the texts and their topics, the embedder;
 - the scores: the texts, every paper's topic and flag, and the topics' table.

@@ -5,6 +5,7 @@ topics' descriptions, the map's layout, the topic tree and the scores, and gives
 The cache wraps whole stages (what a stage takes in, what it gives back), never their insides, so changing an
 algorithm cannot make it stale: every entry's key holds
 - every input of the stage it wraps (vector bytes, texts, labels, settings, the map's seed where it draws one);
+- `STAGE_CACHE_VERSION`, bumped by hand when a change alters what a stage gives or how an entry is stored;
 - `code_version()`: a digest of this package's own source and the versions of the libraries whose numbers
   reach the results, so a new release, or any edit to the pipeline, misses the cache.
 
@@ -37,12 +38,18 @@ from scipy import sparse
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 
+# The stage cache's format and algorithms. BUMP IT with any change that alters a stage's result (a constant, a
+# rule, a library's use) or how an entry is written or read: every older entry is then missed, never reused. An
+# edit to this package's .py files also misses through `code_version()`, but that digest sees no data file, no
+# library left out of `RESULT_PACKAGES`, and nothing in an install that ships without its .py sources.
+STAGE_CACHE_VERSION = "2026.1"
 STAGES_DIR = "stages"  # inside the cache folder, beside the embeddings
 MAX_ENTRIES_PER_STAGE = 20  # older entries are deleted: a 50,000-paper fit's entry is about 30 MB
 # Libraries whose numbers reach a stage's result: a new version of any of them misses every entry.
+# MiniLM's (torch, transformers, sentence-transformers) embed topic names and keyword candidates inside the fit.
 RESULT_PACKAGES = (
     "bertopic", "fastcluster", "numba", "numpy", "pandas", "pyarrow", "pynndescent", "scikit-learn", "scipy",
-    "umap-learn",
+    "sentence-transformers", "tokenizers", "torch", "transformers", "umap-learn",
 )  # fmt: skip
 ARRAYS_FILE = "arrays.npz"
 VALUES_FILE = "values.json"
@@ -82,7 +89,7 @@ class StageCache:
         """
         if self.directory is None:
             return compute()
-        key = digest(stage, code_version(), *inputs)
+        key = digest(stage, STAGE_CACHE_VERSION, code_version(), *inputs)
         entry = self.directory / stage / key
         if entry.is_dir():
             try:

@@ -146,6 +146,15 @@ def fit_topics(
     )
 
 
+def fit_inputs(vectors: np.ndarray, abstracts: list[str], settings: BuildSettings, embedder_name: str) -> list:
+    """Everything `fit_topics` gives depends on, for the stage cache's key of a whole fit: the vectors, the texts
+    (their words blend into the clustering's graph and name the topics), every setting but the seed and how the
+    work is spread, the clustering parameters those resolve to (`TopicParameters`, the words' weight included),
+    and the embedder that embeds topic names and keyword candidates."""
+    params = choose_parameters(len(vectors), settings)
+    return [vectors, abstracts, settings.for_results(with_seed=False), params.as_dict(), embedder_name]
+
+
 def _clustering_settings(settings: BuildSettings) -> dict:
     """The settings in the clustering's cache key: all the fit's (`for_results`) but `DESCRIBING_ONLY`."""
     values = settings.for_results(with_seed=False)

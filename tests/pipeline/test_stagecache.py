@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import logging
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -13,7 +14,9 @@ import pandas as pd
 import pytest
 
 from tests.conftest import FakeEmbedder
+from topic_explorer.pipeline import stagecache
 from topic_explorer.pipeline.build import run_build
+from topic_explorer.pipeline.fit import topics
 from topic_explorer.pipeline.ingest.corpus import load_corpus, sample_files
 from topic_explorer.pipeline.settings import BuildSettings
 from topic_explorer.pipeline.stagecache import STAGES_DIR, StageCache, digest, read_arrays, write_arrays
@@ -101,6 +104,9 @@ def test_a_fit_sample_smaller_than_the_corpus_rebuilds_the_same_build(corpus, tm
         ({"keywords_per_topic": 10}, {"fit", "evaluate"}, {"neighbours", "clusters", "layout", "hierarchy"}),
         ({"seed": 7}, {"layout"}, {"fit", "hierarchy", "evaluate"}),  # the same topics on another map
         ({"min_topic_size": 6}, {"clusters", "fit"}, {"neighbours", "layout"}),
+        ({"named_topics": ("reinforcement learning",)}, {"clusters", "fit"}, {"neighbours", "layout"}),
+        ({"named_topic_threshold": 0.5}, {"clusters", "fit"}, {"neighbours", "layout"}),
+        ({"keep_outliers": True}, {"clusters", "fit"}, {"neighbours", "layout"}),
     ],
 )
 def test_a_changed_setting_recomputes_only_what_it_reaches_and_gives_what_a_cold_build_gives(
@@ -111,6 +117,30 @@ def test_a_changed_setting_recomputes_only_what_it_reaches_and_gives_what_a_cold
     assert not computed & set(manifest["stage_cache"]["reused"])
     build([corpus], tmp_path / "cold", tmp_path / "empty", **change)
     assert_same_build(tmp_path / "cold", tmp_path / "warm")
+
+
+@pytest.mark.parametrize("change", [{"lexical_weight": 0.5}, {"lexical_weight": 0.0}, {"n_topics": 4}])
+def test_changed_clustering_parameters_recompute_the_clusters_and_the_fit_and_give_what_a_cold_build_gives(
+    cold, corpus, tmp_path, monkeypatch, change
+):
+    """The parameters the settings resolve to are in the keys themselves, not only through the source's digest:
+    a words' weight or topic count that changes (here with the same settings and source) is never served stale."""
+    chosen = topics.choose_parameters
+    monkeypatch.setattr(topics, "choose_parameters", lambda n, settings: replace(chosen(n, settings), **change))
+    manifest = build([corpus], tmp_path / "warm", filled_cache(cold, tmp_path))
+    assert {"clusters", "fit"} <= set(manifest["stage_cache"]["computed"])
+    assert {"clusters", "fit"}.isdisjoint(manifest["stage_cache"]["reused"])
+    assert {manifest["parameters"][name] for name in change} == set(change.values())
+    build([corpus], tmp_path / "cold", tmp_path / "empty")
+    assert_same_build(tmp_path / "cold", tmp_path / "warm")
+
+
+def test_a_new_stage_cache_version_misses_every_entry(cold, corpus, tmp_path, monkeypatch):
+    """Bumping `STAGE_CACHE_VERSION` (a change to how a stage computes or stores its result) recomputes it all."""
+    monkeypatch.setattr(stagecache, "STAGE_CACHE_VERSION", stagecache.STAGE_CACHE_VERSION + "-next")
+    manifest = build([corpus], tmp_path / "warm", filled_cache(cold, tmp_path))
+    assert set(manifest["stage_cache"]["computed"]) == EVERY_STAGE and not manifest["stage_cache"]["reused"]
+    assert_same_build(cold[0], tmp_path / "warm")
 
 
 def test_a_changed_text_misses_the_cache_even_where_its_vectors_stay_the_same(cold, corpus, tmp_path):
