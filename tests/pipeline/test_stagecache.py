@@ -3,6 +3,7 @@ change misses the stages it reaches and gives what a cold build gives; a broken 
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 import shutil
@@ -133,6 +134,27 @@ def test_changed_clustering_parameters_recompute_the_clusters_and_the_fit_and_gi
     assert {manifest["parameters"][name] for name in change} == set(change.values())
     build([corpus], tmp_path / "cold", tmp_path / "empty")
     assert_same_build(tmp_path / "cold", tmp_path / "warm")
+
+
+# Every build setting is in one of these: a new setting must say whether the fit depends on it.
+SETTINGS_OUTSIDE_THE_FIT = {"title": "A name", "seed": 2, "batch_size": 10, "device": "cpu", "cache_dir": Path("x")}
+SETTINGS_OF_THE_FIT = {
+    "embedder": "tfidf", "min_topic_size": 7, "named_topics": ("graph neural networks",),
+    "named_topic_threshold": 1.5, "keep_outliers": True, "keywords_per_topic": 10, "text_column": "summary",
+    "title_column": "name", "fit_sample": 100,
+}  # fmt: skip
+
+
+def test_every_setting_but_the_seed_and_where_the_work_runs_changes_the_fits_key():
+    assert {f.name for f in dataclasses.fields(BuildSettings)} == {*SETTINGS_OUTSIDE_THE_FIT, *SETTINGS_OF_THE_FIT}
+    vectors, texts = np.eye(4, dtype=np.float32), ["a b", "b c", "c d", "d a"]
+    key = lambda **change: digest(*topics.fit_inputs(vectors, texts, BuildSettings(**change), "embedder"))  # noqa: E731
+    for name, value in SETTINGS_OF_THE_FIT.items():
+        assert key(**{name: value}) != key(), name
+    for name, value in SETTINGS_OUTSIDE_THE_FIT.items():
+        assert key(**{name: value}) == key(), name
+    assert key() != digest(*topics.fit_inputs(vectors, texts, BuildSettings(), "another embedder"))
+    assert key() != digest(*topics.fit_inputs(vectors, [*texts[:3], "d A"], BuildSettings(), "embedder"))
 
 
 def test_a_new_stage_cache_version_misses_every_entry(cold, corpus, tmp_path, monkeypatch):
