@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from topic_explorer.pipeline import __version__
+from topic_explorer.pipeline import __version__, cachedstages
 from topic_explorer.pipeline.apply.batches import NOT_FIXED, Batch, BatchResult, Fitted
 from topic_explorer.pipeline.apply.engine import Engine, InProcess
 from topic_explorer.pipeline.apply.loop import apply_all, embed_all
@@ -37,9 +37,10 @@ from topic_explorer.pipeline.embed.models import Embedder, make_embedder
 from topic_explorer.pipeline.errors import UserError
 from topic_explorer.pipeline.evaluate.quality import Quality, assess
 from topic_explorer.pipeline.fit.layout import map_coordinates
-from topic_explorer.pipeline.fit.topics import Fit, fit_topics
+from topic_explorer.pipeline.fit.topics import Fit, fit_inputs, fit_topics
 from topic_explorer.pipeline.ingest.corpus import CorpusReader, sample_files
 from topic_explorer.pipeline.settings import MIN_PAPERS, BuildSettings, default_title
+from topic_explorer.pipeline.stagecache import StageCache
 from topic_explorer.pipeline.timing import StageTimer
 from topic_explorer.pipeline.topicmodel import PLACE_NEIGHBOURS, POOR_FIT_QUANTILE, MapLayout
 
@@ -108,16 +109,32 @@ def run_build(
         embedder.name,
         engine.description,
     )
+    stages = StageCache(settings.cache_dir)
+    embed_sample = partial(embed_all, sample_texts, cache=cache, engine=engine, progress=progress, stats=stats)
     with timer.stage("embed"):
-        if embedder.fits_corpus:
-            embedder.fit(sample_texts)
-        vectors = embed_all(sample_texts, embedder, cache, engine=engine, progress=progress, stats=stats)
+        if embedder.fits_corpus:  # its space is learnt from the sample: kept with the vectors in the stage cache
+            embedder, vectors = cachedstages.corpus_embedder(
+                stages, embedder, sample_texts, lambda: (embedder.fit(sample_texts), embed_sample(embedder))
+            )
+        else:
+            vectors = embed_sample(embedder)
     embed_here = partial(embed_all, embedder=embedder, cache=cache)  # topic names and keyword candidates
     log.info("Finding topics ...")
-    fit = fit_topics(vectors, sample_texts, settings=settings, embed=embed_here, timer=timer)
+    with timer.stage("keywords"):  # what the inner stages leave: reading a stored fit, BERTopic's own work
+        fit = cachedstages.fit(
+            stages,
+            fit_inputs(vectors, sample_texts, settings, embedder.name),
+            partial(fit_topics, vectors, sample_texts, settings=settings, embed=embed_here, timer=timer, stages=stages),
+            embedder_kind=settings.embedder,
+        )
     log.info("Drawing the map ...")
     with timer.stage("layout"):
-        xy = map_coordinates(vectors, fit.neighbours, seed=settings.seed, n_neighbors=fit.parameters.graph_neighbors)
+        n_neighbors = fit.parameters.graph_neighbors
+        xy = cachedstages.layout(
+            stages,
+            [vectors, fit.neighbours.indices, fit.neighbours.distances, n_neighbors, settings.seed],
+            partial(map_coordinates, vectors, fit.neighbours, seed=settings.seed, n_neighbors=n_neighbors),
+        )
     fitted = Fitted(embedder, fit.model, MapLayout(vectors, xy), settings.keep_outliers)
     fixed = _FixedBySample(sample, fit, xy)
     with BuildWriter(out, reader.n_papers, vectors.shape[1], reader.metadata_types) as writer:
@@ -126,22 +143,26 @@ def run_build(
         topic_id, fits_poorly = applied.topic_id, applied.fits_poorly
         table = with_sizes(fit.topics, topic_id)
         with timer.stage("hierarchy"):
-            tree = topic_hierarchy(
-                fit.counts, fit.model, texts=sample_texts, text_topics=fit.labels, embed_terms=embed_here
-            )
+            tree = cachedstages.hierarchy(
+                stages, fit.counts, fit.model, [sample_texts, fit.labels, embedder.name],
+                partial(topic_hierarchy, fit.counts, fit.model, texts=sample_texts, text_topics=fit.labels,
+                        embed_terms=embed_here),
+            )  # fmt: skip
         with timer.stage("evaluate"):
-            quality = assess(sample_texts, topic_id, fits_poorly, table)
+            scored = [sample_texts, topic_id, fits_poorly, table]
+            quality = cachedstages.quality(stages, scored, partial(assess, *scored))
         table = table.merge(quality.per_topic[["topic_id", "coherence"]], on="topic_id", how="left")
         with timer.stage("write"):
-            from topic_explorer.pipeline.bertopic_model import save_topic_model  # BERTopic is imported by fitting
-
             title = settings.title or default_title(inputs)
-            manifest = _manifest(
-                reader, title, applied.titles_derived, fit, quality, settings, embedder, stats, timer.seconds
-            )
-            manifest |= {"engine": engine.description}
+            manifest = _manifest(reader, title, applied.titles_derived, fit, quality, settings, embedder, stats, timer)
+            manifest |= {"engine": engine.description, "stage_cache": stages.counts.as_dict()}
             model = ModelParts(fit.model, fit.counts.to_frame(), embedder.state() if embedder.fits_corpus else None)
-            save = partial(save_topic_model, fit.topic_model, embedder_kind=settings.embedder, sizes=topic_sizes(table))
+            save = partial(
+                cachedstages.save_topic_model,
+                fit.topic_model,
+                embedder_kind=settings.embedder,
+                sizes=topic_sizes(table),
+            )
             path = writer.commit(table, manifest, model, tree, folders={BERTOPIC_DIR: save})
     return BuildResult(
         path, reader, applied.titles_derived, table, topic_id, fits_poorly, fit.unmatched_names, quality,
@@ -277,8 +298,10 @@ def _manifest(
     settings: BuildSettings,
     embedder: Embedder,
     stats: CacheStats,
-    seconds: dict[str, float],
+    timer: StageTimer,
 ) -> dict:
+    # Every stage but "write", which is still running while this is made.
+    done = [stage for stage in STAGES if stage != "write"]
     return {
         "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
         "tool": f"topic-explorer {__version__}",
@@ -315,8 +338,9 @@ def _manifest(
         },
         "metadata_columns": corpus.metadata_columns,
         "quality": quality.summary(),
-        # Every stage but "write", which is still running while this is made.
-        "seconds": {stage: round(seconds.get(stage, 0.0), 3) for stage in STAGES if stage != "write"},
+        "seconds": {stage: round(timer.seconds.get(stage, 0.0), 3) for stage in done},
+        "cpu_seconds": {stage: round(timer.cpu_seconds.get(stage, 0.0), 3) for stage in done},
+        "peak_memory_mb": {stage: round(timer.peak_mb[stage]) for stage in done if stage in timer.peak_mb},
         "versions": {"python": platform.python_version(), **_versions()},
     }
 

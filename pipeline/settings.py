@@ -50,6 +50,8 @@ EMBEDDER_TITLES = {
 """How each embedder compares papers, in words for a reader (the dashboard's quality tab)."""
 DEVICES = ("auto", "cpu", "cuda", "mps")
 MIN_FIT_SAMPLE = MIN_PAPERS  # the fit is a topic model of its own: it needs as many papers as a build
+RUN_ONLY = ("batch_size", "device")
+"""Settings that spread the work (papers per batch, where MiniLM runs) but change no result."""
 MAX_NAMED_TOPIC_THRESHOLD = 5.0
 """Above this, hardly any paper is close enough to join a named topic."""
 
@@ -160,7 +162,8 @@ class BuildSettings:
     )
     cache_dir: Path | None = _setting(
         None,
-        "Folder for the embedding cache, so rebuilds embed only new texts "
+        "Folder for the caches: embeddings, so rebuilds embed only new texts, and the stages' results, so a "
+        "rebuild of the same papers and settings skips the fit and the map "
         "(default ~/.cache/topic-explorer, or $TOPIC_EXPLORER_CACHE).",
     )
 
@@ -197,6 +200,14 @@ class BuildSettings:
         values = dataclasses.asdict(self)
         values["named_topics"] = list(self.named_topics)
         del values["cache_dir"], values["title"]  # the manifest's own `title` holds the title, resolved
+        return values
+
+    def for_results(self, *, with_seed: bool) -> dict[str, Any]:
+        """The settings a stage's result may depend on, for the stage cache's keys: all but how the work is
+        spread (`RUN_ONLY`), and the seed only `with_seed` (it draws the map; the topics do not depend on it)."""
+        values = {name: value for name, value in self.to_dict().items() if name not in RUN_ONLY}
+        if not with_seed:
+            del values["seed"]
         return values
 
 

@@ -1,8 +1,10 @@
-"""Wall-clock time per pipeline stage, for the CLI summary, the manifest and benchmarks."""
+"""Wall-clock and CPU time per pipeline stage, and the memory peak each reached: for the CLI summary, the manifest
+and benchmarks (on a shared machine, CPU time says what the work cost where wall time says how busy it was)."""
 
 from __future__ import annotations
 
 import functools
+import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -13,25 +15,31 @@ class StageTimer:
     """Accumulates seconds per named stage.
 
     Stages nest: time spent in an inner stage counts for it alone, not also for the stage
-    around it, so the stages add up to the total.
+    around it, so the stages add up to the total. `peak_mb` holds the process's highest resident
+    memory so far at the end of each stage: the stage where it first reaches its final value set the peak.
     """
 
     def __init__(self) -> None:
         self.seconds: dict[str, float] = {}
-        self._inner: list[float] = []  # per open stage: seconds spent in stages inside it
+        self.cpu_seconds: dict[str, float] = {}  # this process's CPU time, every thread's
+        self.peak_mb: dict[str, float] = {}
+        self._inner: list[tuple[float, float]] = []  # per open stage: wall and CPU seconds spent in stages inside it
 
     @contextmanager
     def stage(self, name: str) -> Iterator[None]:
-        start = time.perf_counter()
-        self._inner.append(0.0)
+        start, cpu_start = time.perf_counter(), time.process_time()
+        self._inner.append((0.0, 0.0))
         try:
             yield
         finally:
-            elapsed = time.perf_counter() - start
-            inner = self._inner.pop()
+            elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu_start
+            inner, inner_cpu = self._inner.pop()
             if self._inner:
-                self._inner[-1] += elapsed
+                outer, outer_cpu = self._inner[-1]
+                self._inner[-1] = (outer + elapsed, outer_cpu + cpu)
             self.seconds[name] = self.seconds.get(name, 0.0) + elapsed - inner
+            self.cpu_seconds[name] = self.cpu_seconds.get(name, 0.0) + cpu - inner_cpu
+            self.peak_mb[name] = max(self.peak_mb.get(name, 0.0), peak_memory_mb())
 
     def watch(self, model: Any, name: str) -> Any:
         """Time a model's fit/transform calls as stage `name`, e.g. UMAP inside BERTopic.
@@ -59,3 +67,13 @@ class StageTimer:
                 busy[0] = False
 
         return timed
+
+
+def peak_memory_mb() -> float:
+    """This process's highest resident memory so far, in MB (0 where the platform does not say)."""
+    try:
+        import resource
+    except ImportError:  # Windows
+        return 0.0
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return peak / 2**20 if sys.platform == "darwin" else peak / 2**10  # bytes on macOS, KiB elsewhere

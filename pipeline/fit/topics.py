@@ -30,17 +30,20 @@ from topic_explorer.pipeline.fit.clusters import TopicParameters, choose_paramet
 from topic_explorer.pipeline.fit.named_topics import match_named_topics
 from topic_explorer.pipeline.fit.reduce import Neighbours, nearest_neighbours
 from topic_explorer.pipeline.settings import BuildSettings
+from topic_explorer.pipeline.stagecache import StageCache
 from topic_explorer.pipeline.timing import StageTimer
 from topic_explorer.pipeline.topicmodel import TopicModel
 
 log = logging.getLogger(__name__)
+
+DESCRIBING_ONLY = ("keywords_per_topic",)  # settings only the describing reads: a change re-describes the same topics
 
 
 @dataclass(frozen=True)
 class Fit:
     """What fitting found on the sample, in sample order."""
 
-    topic_model: Any  # the fitted `bertopic.BERTopic`
+    topic_model: Any  # the fitted `bertopic.BERTopic`, or `cachedstages.SavedTopicModel` when the fit was stored
     labels: np.ndarray  # int64 topic per sample paper (-1 only with --keep-outliers)
     left_out: np.ndarray  # bool per sample paper: the clustering put it in no cluster; it joined the nearest topic
     fits_poorly: np.ndarray  # bool per sample paper: left out, and far from the topic it joined
@@ -60,16 +63,19 @@ def fit_topics(
     settings: BuildSettings,
     embed: Callable[[list[str]], np.ndarray],
     timer: StageTimer | None = None,
+    stages: StageCache | None = None,
 ) -> Fit:
     """BERTopic fitted on the fit sample's embeddings and abstracts, with our clustering and naming.
 
     `embed` turns texts (the user's topic names, keyword candidates) into vectors with the build's embedder.
-    `timer` receives 'reduce' (neighbours and UMAP), 'cluster' and 'keywords'.
+    `timer` receives 'reduce' (neighbours and UMAP), 'cluster' and 'keywords'. `stages` keeps the neighbours and
+    the clustering for the next fit of the same papers (`pipeline.cachedstages`).
     """
     from bertopic import BERTopic
     from bertopic.dimensionality import BaseDimensionalityReduction
     from bertopic.vectorizers import ClassTfidfTransformer
 
+    from topic_explorer.pipeline import cachedstages
     from topic_explorer.pipeline.bertopic_model import BuildEmbedder
     from topic_explorer.pipeline.describe.representation import (
         LABEL_ASPECT,
@@ -80,18 +86,25 @@ def fit_topics(
     from topic_explorer.pipeline.fit.cluster_model import TopicClusters
 
     timer = timer or StageTimer()
+    stages = stages or StageCache(None)
     params = choose_parameters(len(vectors), settings)
     with timer.stage("reduce"):
-        neighbours = nearest_neighbours(vectors, params.graph_neighbors + 1)
+        k = params.graph_neighbors + 1
+        neighbours = cachedstages.neighbours(stages, vectors, k, lambda: nearest_neighbours(vectors, k))
     match = match_named_topics(
         settings.named_topics, abstracts, vectors, embed, threshold=settings.named_topic_threshold
     )
     _warn_unmatched(match.unmatched(), settings.named_topic_threshold)
     with timer.stage("keywords"):
         terms = PaperTerms.count(abstracts)
-    clusters = TopicClusters(
-        params, neighbours=neighbours, lexical=terms.weighted(), named=match.paper_name,
-        keep_outliers=settings.keep_outliers, timer=timer,
+    made_with = [abstracts, neighbours.indices, neighbours.distances, match.paper_name, params.as_dict()]
+    clusters = cachedstages.RememberedClusters(
+        TopicClusters(
+            params, neighbours=neighbours, lexical=terms.weighted(), named=match.paper_name,
+            keep_outliers=settings.keep_outliers, timer=timer,
+        ),
+        stages,
+        [*made_with, _clustering_settings(settings)],
     )  # fmt: skip
     describer = TopicDescriber(
         abstracts, terms, vectors, embed, keywords_per_topic=settings.keywords_per_topic,
@@ -131,6 +144,21 @@ def fit_topics(
         parameters=clusters.parameters_,
         neighbours=neighbours,
     )
+
+
+def fit_inputs(vectors: np.ndarray, abstracts: list[str], settings: BuildSettings, embedder_name: str) -> list:
+    """Everything `fit_topics` gives depends on, for the stage cache's key of a whole fit: the vectors, the texts
+    (their words blend into the clustering's graph and name the topics), every setting but the seed and how the
+    work is spread, the clustering parameters those resolve to (`TopicParameters`, the words' weight included),
+    and the embedder that embeds topic names and keyword candidates."""
+    params = choose_parameters(len(vectors), settings)
+    return [vectors, abstracts, settings.for_results(with_seed=False), params.as_dict(), embedder_name]
+
+
+def _clustering_settings(settings: BuildSettings) -> dict:
+    """The settings in the clustering's cache key: all the fit's (`for_results`) but `DESCRIBING_ONLY`."""
+    values = settings.for_results(with_seed=False)
+    return {name: value for name, value in values.items() if name not in DESCRIBING_ONLY}
 
 
 def _warn_unmatched(unmatched: dict[str, float], threshold: float) -> None:

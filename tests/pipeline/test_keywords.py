@@ -1,9 +1,19 @@
 """Keyword cleaning, candidate phrases and spelling for display."""
 
 import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import sparse
 
-from topic_explorer.pipeline.describe.keywords import _drop_repeats, class_tfidf, display_forms, topic_terms
-from topic_explorer.pipeline.describe.terms import PaperTerms
+from topic_explorer.pipeline.describe.keywords import (
+    MIN_PAPERS_PER_KEYWORD,
+    _ctfidf_candidates,
+    _drop_repeats,
+    class_tfidf,
+    display_forms,
+    topic_terms,
+)
+from topic_explorer.pipeline.describe.terms import PaperTerms, TermCounts
 from topic_explorer.pipeline.text.clean import clean_for_keywords, phrases, strip_markup
 
 
@@ -64,3 +74,38 @@ def test_topic_terms_prefer_terms_several_papers_share():
     assert "federated learning" in fed and "qcs" not in fed
     assert "human feedback" in [term for term, _ in terms[1].keywords]
     assert all(term not in ("qcs",) for term, _ in terms[0].naming)
+
+
+def dense_candidates(counts: TermCounts, weights, count: int) -> dict[int, list[tuple[str, float]]]:
+    """The candidates as first written, over the whole topics x terms table at once: the reference."""
+    weights = sparse.csr_matrix(weights).toarray()
+    users = counts.papers.toarray()
+    shared = np.where(users >= np.minimum(MIN_PAPERS_PER_KEYWORD, counts.sizes)[:, None], weights, 0)
+    weights = np.where((shared > 0).any(axis=1)[:, None], shared, weights)
+    result = {}
+    for row, topic in enumerate(counts.topic_ids):
+        ranked = np.argsort(-weights[row], kind="stable")[:count]
+        result[int(topic)] = [(counts.terms[i], float(weights[row, i])) for i in ranked if weights[row, i] > 0]
+    return result
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.integers(1, 6).flatmap(
+        lambda topics: st.tuples(
+            st.lists(st.lists(st.integers(0, 3), min_size=12, max_size=12), min_size=topics, max_size=topics),
+            st.lists(st.integers(1, 4), min_size=topics, max_size=topics),
+            st.integers(1, 14),
+        )
+    )
+)
+def test_candidates_one_topic_at_a_time_equal_the_whole_table_at_once(drawn):
+    """Ties (equal weights) included: the rows hold small whole numbers, so many terms score alike."""
+    uses, sizes, count = drawn
+    papers = sparse.csr_matrix(np.minimum(np.array(uses), np.array(sizes)[:, None]))
+    counts = TermCounts(
+        np.arange(len(uses)), tuple(f"t{i:02d}" for i in range(12)), sparse.csr_matrix(np.array(uses)), papers,
+        np.array(sizes),
+    )  # fmt: skip
+    weights = class_tfidf(counts) if papers.nnz else sparse.csr_matrix(papers.shape)
+    assert _ctfidf_candidates(counts, weights, count) == dense_candidates(counts, weights, count)
