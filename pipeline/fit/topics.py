@@ -69,13 +69,12 @@ def fit_topics(
 
     `embed` turns texts (the user's topic names, keyword candidates) into vectors with the build's embedder.
     `timer` receives 'reduce' (neighbours and UMAP), 'cluster' and 'keywords'. `stages` keeps the neighbours and
-    the clustering for the next fit of the same papers (`pipeline.cachedstages`).
+    the clustering for the next fit of the same papers (`pipeline.fit.remembered`).
     """
     from bertopic import BERTopic
     from bertopic.dimensionality import BaseDimensionalityReduction
     from bertopic.vectorizers import ClassTfidfTransformer
 
-    from topic_explorer.pipeline import cachedstages
     from topic_explorer.pipeline.bertopic_model import BuildEmbedder
     from topic_explorer.pipeline.describe.representation import (
         LABEL_ASPECT,
@@ -83,6 +82,7 @@ def fit_topics(
         ReadableLabels,
         TopicDescriber,
     )
+    from topic_explorer.pipeline.fit import remembered
     from topic_explorer.pipeline.fit.cluster_model import TopicClusters
 
     timer = timer or StageTimer()
@@ -90,7 +90,7 @@ def fit_topics(
     params = choose_parameters(len(vectors), settings)
     with timer.stage("reduce"):
         k = params.graph_neighbors + 1
-        neighbours = cachedstages.neighbours(stages, vectors, k, lambda: nearest_neighbours(vectors, k))
+        neighbours = remembered.neighbours(stages, vectors, k, lambda: nearest_neighbours(vectors, k))
     match = match_named_topics(
         settings.named_topics, abstracts, vectors, embed, threshold=settings.named_topic_threshold
     )
@@ -98,7 +98,7 @@ def fit_topics(
     with timer.stage("keywords"):
         terms = PaperTerms.count(abstracts)
     made_with = [abstracts, neighbours.indices, neighbours.distances, match.paper_name, params.as_dict()]
-    clusters = cachedstages.RememberedClusters(
+    clusters = remembered.RememberedClusters(
         TopicClusters(
             params, neighbours=neighbours, lexical=terms.weighted(), named=match.paper_name,
             keep_outliers=settings.keep_outliers, timer=timer,
