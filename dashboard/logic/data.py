@@ -18,7 +18,7 @@ from topic_explorer.pipeline.buildfolder.edits import edits_version
 from topic_explorer.pipeline.buildfolder.metadata import number_text, value_text
 from topic_explorer.pipeline.buildfolder.read import read_build
 from topic_explorer.pipeline.buildfolder.schema import MANIFEST_FILE, Build
-from topic_explorer.pipeline.settings import default_sample_build, default_title
+from topic_explorer.pipeline.settings import default_sample_build
 from topic_explorer.pipeline.share.identifiers import is_identifier, paper_link, search_text
 from topic_explorer.pipeline.share.levels import Level, laid_out_topics, levels, rows_by_topic
 from topic_explorer.pipeline.share.sample import draw_order, map_extent
@@ -65,14 +65,8 @@ class Explorer:
 
     @property
     def title(self) -> str:
-        """The corpus's name for a reader: the build's title, or one from its input files' names (older builds)."""
-        manifest = self.build.manifest
-        if isinstance(manifest.get("title"), str) and manifest["title"].strip():
-            return manifest["title"]
-        paths = [
-            i["path"] for i in manifest.get("inputs") or [] if isinstance(i, dict) and isinstance(i.get("path"), str)
-        ]
-        return default_title(paths) if paths else self.build.name
+        """The corpus's name for a reader (`Build.title`)."""
+        return self.build.title
 
     @property
     def metadata_columns(self) -> list[str]:

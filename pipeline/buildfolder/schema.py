@@ -24,6 +24,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from topic_explorer.pipeline.settings import default_title
 from topic_explorer.pipeline.topicmodel import TopicModel
 
 # 3: the manifest keeps each value once (no top-level seed or fit_sample, no cache path).
@@ -150,7 +151,18 @@ class Build:
 
     @property
     def name(self) -> str:
+        """The folder's name (download file names start with it)."""
         return self.path.name
+
+    @property
+    def title(self) -> str:
+        """The corpus's name for a reader: the build's title, or one from its input files' names (older builds)."""
+        title = self.manifest.get("title")
+        if isinstance(title, str) and title.strip():
+            return title
+        inputs = self.manifest.get("inputs") or []
+        paths = [i["path"] for i in inputs if isinstance(i, dict) and isinstance(i.get("path"), str)]
+        return default_title(paths) if paths else self.name
 
     @property
     def metadata_columns(self) -> list[str]:

@@ -72,7 +72,7 @@ def page_data(selection: Selection) -> dict:
     if cut_to is not None:
         notes.append(f"Abstracts are shortened to their first {cut_to:,} characters to keep this file small.")
     return {
-        "title": f"Topic Explorer · {selection.build_name} · {len(papers):,} papers",
+        "title": f"{selection.title} · {len(papers):,} papers",
         "notes": notes,
         "extent": [list(r) for r in map_extent(papers["x"].to_numpy(float), papers["y"].to_numpy(float))],
         "topics": [

@@ -21,7 +21,8 @@ class Selection:
     papers: pd.DataFrame  # the same papers as the build has them (x, y, metadata under their own names)
     levels: tuple[Level, ...]  # the build's levels of detail, broadest first; the last is its topics
     draw_order: np.ndarray  # per selected paper: its rank in the build's fixed map sample (`share.sample`)
-    build_name: str
+    build_name: str  # the folder's name, for file names
+    title: str  # the corpus's name, for a reader
     metadata_columns: tuple[str, ...]
 
 
@@ -67,5 +68,6 @@ def select(
         levels=levels,
         draw_order=np.asarray(order)[rows],
         build_name=build.name,
+        title=build.title,
         metadata_columns=tuple(build.metadata_columns),
     )

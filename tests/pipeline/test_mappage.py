@@ -70,3 +70,10 @@ def test_abstracts_past_the_budget_are_cut_to_an_equal_share_and_the_page_says_s
     data = page_data(select(build, np.arange(8)))
     assert all(len(a) <= 22 for a in data["papers"]["abstract"])
     assert any("shortened to their first 20 characters" in note for note in data["notes"])
+
+
+def test_the_page_is_titled_with_the_corpus_name_not_the_folder(tmp_path):
+    papers = tiny_papers()
+    out = write_build(tmp_path / "folder-name", papers, tiny_topics(), np.zeros((8, 4), np.float32), {"title": "Tiny"})
+    data = page_data(select(read_build(out), np.arange(8)))
+    assert data["title"] == "Tiny · 8 papers"
