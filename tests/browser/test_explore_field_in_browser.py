@@ -189,6 +189,7 @@ def test_the_detail_slider_goes_from_broad_themes_to_the_finest_topics(page: Pag
     sidebar.get_by_test_id("stMultiSelect").first.click()
     options = page.get_by_role("option").filter(has_not_text="Select all").all_inner_texts()
     page.keyboard.press("Escape")
+    expect(page.get_by_role("option")).to_have_count(0)  # the list has closed before the screenshot
     assert {re.sub(r" \(\d+\)$", "", o) for o in options} == theme_labels, options  # the filter offers themes
     page.screenshot(path=str(screens / "detail-broadest.png"), full_page=True)
 
