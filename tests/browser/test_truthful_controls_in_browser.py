@@ -293,7 +293,9 @@ def test_a_box_selection_leaves_no_ghost_of_the_old_map(page: Page):
             look();
         }})"""
     )
-    assert ghost < 250  # ms after the count changed that the old map still showed, faded, below the new one
+    # ms after the count changed that the old map still showed, faded, below the new one: it used to stay for the
+    # whole rerun, over 2 s; now it goes when the new map has drawn, which takes a few hundred ms on a busy machine.
+    assert ghost < 1000
 
 
 def test_no_internal_name_or_placeholder_reaches_the_page(page: Page, ids_page: Page):
