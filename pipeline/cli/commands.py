@@ -1,0 +1,202 @@
+"""What each command does with its parsed options: one library call each, and the checks that fail early.
+
+Heavy libraries are imported inside each command, so `topic-explorer --help` and a mistyped option stay instant.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import tempfile
+from pathlib import Path
+
+from topic_explorer.pipeline.errors import UserError
+from topic_explorer.pipeline.settings import BuildSettings, check_batch_size
+
+
+def build(args: argparse.Namespace) -> int:
+    from topic_explorer.pipeline.apply.engine import make_engine
+    from topic_explorer.pipeline.build import run_build
+
+    files_as_names = [name for name in args.topics if Path(name).is_file()]
+    if files_as_names and not args.inputs:  # `--topics A B papers.csv` reads the file as a topic name
+        raise UserError(f"{files_as_names[0]} was taken as a topic name; put input files before --topics")
+    settings = BuildSettings(
+        title=args.title,
+        embedder=args.embedder,
+        seed=args.seed,
+        min_topic_size=args.min_topic_size,
+        named_topics=tuple(args.topics),
+        named_topic_threshold=args.named_topic_threshold,
+        keep_outliers=args.keep_outliers,
+        keywords_per_topic=args.keywords_per_topic,
+        text_column=args.text_column,
+        title_column=args.title_column,
+        fit_sample=args.fit_sample,
+        batch_size=args.batch_size,
+        device=args.device,
+        cache_dir=args.cache_dir,
+    )
+    _check_writable(args.out.parent, "--out")
+    if settings.embedder == "minilm":
+        _check_writable(settings.cache_dir, "--cache-dir")
+    engine = make_engine(args.dask)
+    try:
+        result = run_build(args.inputs, args.out, settings, engine=engine, progress=not args.quiet)
+    finally:
+        engine.close()
+    if not args.quiet:
+        from topic_explorer.pipeline.cli.summary import build_summary
+
+        print(build_summary(result))
+    return 0
+
+
+def add(args: argparse.Namespace) -> int:
+    from topic_explorer.pipeline.add import add_papers
+    from topic_explorer.pipeline.apply.engine import make_engine
+
+    _check_writable(args.build.parent, "BUILD")
+    engine = make_engine(args.dask)
+    try:
+        result = add_papers(
+            args.build,
+            args.inputs,
+            engine=engine,
+            cache_dir=args.cache_dir,
+            device=args.device,
+            batch_size=check_batch_size(args.batch_size),
+            progress=not args.quiet,
+        )
+    finally:
+        engine.close()
+    if not args.quiet:
+        from topic_explorer.pipeline.cli.summary import add_summary
+
+        print(add_summary(result))
+    return 0
+
+
+def _check_writable(folder: Path, flag: str) -> None:
+    """Fail before minutes of work if nothing can be written in `folder` (or the nearest existing folder above)."""
+    existing = next(p for p in (folder.absolute(), *folder.absolute().parents) if p.exists())
+    try:
+        with tempfile.TemporaryFile(dir=existing):
+            pass
+    except OSError as error:
+        raise UserError(
+            f"cannot write in {existing} ({error.strerror}); choose a folder you can write to with {flag}"
+        ) from None
+
+
+def serve(args: argparse.Namespace) -> int:
+    from topic_explorer.pipeline.cli import serve as serving
+
+    return serving.serve(args.build, port=args.port, host=args.host, allow_edits=args.allow_edits)
+
+
+def evaluate(args: argparse.Namespace) -> int:
+    from topic_explorer.pipeline.buildfolder.read import read_build
+    from topic_explorer.pipeline.evaluate.quality import assess
+
+    build = read_build(args.build)
+    labels = None
+    if args.label_column:
+        if args.label_column not in build.metadata_columns:
+            columns = ", ".join(build.metadata_columns) or "none"
+            raise UserError(f"--label-column {args.label_column!r} is not in this build (metadata columns: {columns})")
+        labels = build.papers[args.label_column]
+    quality = assess(
+        build.papers["abstract"].tolist(),
+        build.papers["topic_id"].to_numpy(),
+        build.papers["fits_poorly"].to_numpy(),
+        build.topics,
+        labels,
+    )
+    if args.json:
+        per_topic = quality.per_topic.to_dict(orient="records")
+        print(json.dumps(_finite({"build": str(build.path), **quality.summary(), "per_topic": per_topic}), indent=2))
+    else:
+        from topic_explorer.pipeline.cli.summary import quality_table
+
+        print(quality_table(build.path, quality))
+    return 0
+
+
+def search(args: argparse.Namespace) -> int:
+    from topic_explorer.pipeline.buildfolder.read import read_build
+    from topic_explorer.pipeline.search import query_embedder, search
+
+    _check_top(args.top)
+    build = read_build(args.build)
+    ranked = search(build, query_embedder(build.path, build.manifest), args.query, args.top)
+    print(_ranking_text(build, ranked, args.json))
+    return 0
+
+
+def similar(args: argparse.Namespace) -> int:
+    from topic_explorer.pipeline.buildfolder.read import read_build
+    from topic_explorer.pipeline.search import row_of, similar_rows
+
+    _check_top(args.top)
+    build = read_build(args.build)
+    ranked = similar_rows(build.embeddings(mmap=True), row_of(build, args.paper_id), args.top)
+    print(_ranking_text(build, ranked, args.json))
+    return 0
+
+
+def export(args: argparse.Namespace) -> int:
+    from topic_explorer.pipeline.buildfolder.read import read_build
+    from topic_explorer.pipeline.share.choose import export_rows
+    from topic_explorer.pipeline.share.export import export_bytes, format_of, write_atomically
+    from topic_explorer.pipeline.share.selection import select
+
+    export = format_of(args.out)
+    _check_top(args.top)
+    if not args.out.parent.is_dir():
+        raise UserError(f"--out {args.out}: no folder {args.out.parent}; create it first")
+    build = read_build(args.build)
+    rows, levels, level = export_rows(build, topic=args.topic, query=args.query, top=args.top, level=args.level)
+    data = export_bytes(select(build, rows, level=level, levels=levels), export)
+    write_atomically(args.out, data)
+    print(f"Wrote {len(rows):,} paper{'s' if len(rows) != 1 else ''} to {args.out} ({export.label})", file=sys.stderr)
+    return 0
+
+
+def _check_top(top: int) -> None:
+    if top < 1:
+        raise UserError(f"--top {top}: give a number of papers of at least 1")
+
+
+def _ranking_text(build, ranked, as_json: bool) -> str:
+    """Ranked papers as a JSON list (paper_id, score, topic_id, topic, title) or as aligned lines."""
+    papers = build.papers.iloc[ranked.rows]
+    rows = [
+        {"paper_id": p, "score": round(float(s), 4), "topic_id": int(t), "topic": label, "title": title}
+        for p, s, t, label, title in zip(
+            papers["paper_id"], ranked.scores, papers["topic_id"], papers["topic_label"], papers["title"], strict=True
+        )
+    ]
+    if as_json:
+        return json.dumps(rows, indent=2, ensure_ascii=False)
+    lines = ["score   paper_id       topic | title"]
+    lines += [f"{r['score']:.3f}   {r['paper_id']}  {_one_line(r['topic'])} | {_one_line(r['title'])}" for r in rows]
+    return "\n".join(lines)
+
+
+def _one_line(text: str) -> str:
+    """A text on one terminal line: line breaks and control characters become spaces."""
+    return " ".join("".join(c if c.isprintable() else " " for c in str(text)).split())
+
+
+def _finite(value):
+    """JSON has no NaN: undefined figures become null."""
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_finite(v) for v in value]
+    return value
