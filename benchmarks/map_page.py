@@ -28,7 +28,7 @@ from playwright.sync_api import sync_playwright
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tests.browser.harness import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
+from tests.browser.harness import CHROMIUM, CHROMIUM_ARGS, offline_context  # noqa: E402
 from topic_explorer.pipeline.buildfolder.read import read_build  # noqa: E402
 from topic_explorer.pipeline.share.export import EXPORT_FORMATS, export_bytes, write_atomically  # noqa: E402
 from topic_explorer.pipeline.share.mappage import page_data  # noqa: E402
@@ -59,17 +59,7 @@ def measure(build_path: Path, runs: int, folder: Path) -> None:
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         for _ in range(runs):
-            context = browser.new_context(viewport={"width": 1400, "height": 900})
-            attempted = []
-
-            def only_files(route, attempted=attempted):
-                if route.request.url.startswith("file:"):
-                    route.continue_()
-                else:
-                    attempted.append(route.request.url)
-                    route.abort()
-
-            context.route("**/*", only_files)
+            context, attempted = offline_context(browser, {"width": 1400, "height": 900})
             page = context.new_page()
             start = time.perf_counter()
             page.goto(path.as_uri())

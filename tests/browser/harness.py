@@ -100,3 +100,22 @@ def wait_until_healthy(url: str, process: subprocess.Popen, timeout: float) -> N
             pass
         time.sleep(0.5)
     raise TimeoutError(f"the server at {url} was not healthy after {timeout:.0f} s")
+
+
+def offline_context(browser, viewport: dict[str, int]):
+    """A browser context that may open files only: every other request is refused and recorded.
+
+    Returns the context and the list the refused addresses are appended to (an offline page must leave it empty).
+    """
+    context = browser.new_context(viewport=viewport)
+    attempted: list[str] = []
+
+    def only_files(route) -> None:
+        if route.request.url.startswith("file:"):
+            route.continue_()
+        else:
+            attempted.append(route.request.url)
+            route.abort()
+
+    context.route("**/*", only_files)
+    return context, attempted

@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 from playwright.sync_api import expect
 
+from tests.browser.harness import offline_context
 from tests.dashboard.tinybuild import XSS, tiny_papers, tiny_topics
 from topic_explorer.pipeline.buildfolder.read import read_build
 from topic_explorer.pipeline.buildfolder.write import write_build
@@ -58,17 +59,7 @@ def map_file(tmp_path_factory):
 def opened(browser, map_file):
     """The page opened from its file with the network blocked; yields the page and every request it attempted."""
     path, build = map_file
-    context = browser.new_context(viewport={"width": 1300, "height": 850})
-    attempted = []
-
-    def only_files(route):
-        if route.request.url.startswith("file:"):
-            route.continue_()
-        else:
-            attempted.append(route.request.url)
-            route.abort()
-
-    context.route("**/*", only_files)
+    context, attempted = offline_context(browser, {"width": 1300, "height": 850})
     page = context.new_page()
     page.goto(path.as_uri())
     page.wait_for_function("window.topicExplorerMap && window.topicExplorerMap.ready", timeout=60_000)
