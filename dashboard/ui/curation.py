@@ -62,6 +62,8 @@ def describe(edit: dict, labels: dict[int, str], before: dict[int, str] | None =
         return f"renamed “{old}” to “{edit['label']}”" if old else f"renamed a topic to “{edit['label']}”"
     if edit["kind"] == "merge":
         return f"merged {len(edit['topic_ids'])} topics into “{edit['label']}”"
+    if edit["kind"] == "rename_theme":
+        return f"renamed a theme to “{edit['label']}”"
     return f"moved {len(edit['paper_ids']):,} papers to “{labels.get(edit['topic_id'], edit['topic_id'])}”"
 
 

@@ -72,6 +72,7 @@ EDIT_FIELDS: dict[str, dict[str, object]] = {
     "rename": {"topic_id": int, "label": str},
     "merge": {"topic_ids": [int], "into": int, "label": str},
     "move": {"paper_ids": [str], "topic_id": int},
+    "rename_theme": {"group_id": int, "label": str},
 }
 JSON_NAMES = {"string": "text", "integer": "a whole number", "array": "a list", "object": "an object"}
 

@@ -1,4 +1,4 @@
-"""A reader's edits to a build's topics: rename, merge, move papers; kept beside the build, undoable.
+"""A reader's edits to a build's topics: rename, merge, move papers, rename themes; kept beside the build, undoable.
 
 Edits are an overlay: `edits.json` in the build folder lists them in the order they were made,
 and `read_build` applies them (`apply_edits`) to what it read, so the map, the table, the filters,
@@ -33,6 +33,7 @@ EDIT_KINDS = {
     "rename": "`topic_id` (int) gets `label` (str)",
     "merge": "`topic_ids` (list of int) become one topic, `into` (one of them), labelled `label`",
     "move": "`paper_ids` (list of str) go to topic `topic_id`",
+    "rename_theme": "the theme `group_id` (of hierarchy.parquet, at every level it appears on) gets `label` (str)",
 }
 MAX_LABEL_CHARS = 200
 MAX_EDITS = 10_000
@@ -86,6 +87,11 @@ def rename(topic_id: int, label: str) -> dict:
     return {"kind": "rename", "topic_id": int(topic_id), "label": clean_label(label)}
 
 
+def rename_theme(group_id: int, label: str) -> dict:
+    """A broader theme's new name: themes are the topic tree's groups, named by `group_id`."""
+    return {"kind": "rename_theme", "group_id": int(group_id), "label": clean_label(label)}
+
+
 def merge(topic_ids: list[int], into: int, label: str) -> dict:
     ids = [int(t) for t in dict.fromkeys(topic_ids)]
     if len(ids) < 2 or int(into) not in ids:
@@ -111,12 +117,17 @@ def clean_label(label: str) -> str:
 
 def add_edit(folder: Path, edit: dict, *, by: str) -> list[dict]:
     """Append `edit` to the build's edits on disk, and to its history as made `by` (a session's name)."""
+    return add_edits(folder, [edit], by=by)
+
+
+def add_edits(folder: Path, new: list[dict], *, by: str) -> list[dict]:
+    """Append several edits in one write (all or none), each in the history as made `by`; Undo drops one at a time."""
     with _locked(folder):
         edits, history = _read(folder)
-        edits = [*edits, edit]
+        edits = [*edits, *new]
         if len(edits) > MAX_EDITS:
             raise UserError(f"a build keeps at most {MAX_EDITS:,} edits")
-        _write(folder, edits, [*history, _entry("edit", edit, by)])
+        _write(folder, edits, [*history, *(_entry("edit", edit, by) for edit in new)])
         return edits
 
 
@@ -168,6 +179,15 @@ def apply_edits(papers: pd.DataFrame, topics: pd.DataFrame, edits: list[dict]) -
     table["size"] = table["topic_id"].map(sizes).fillna(0).astype(np.int64)
     table = table[table["size"] > 0].reset_index(drop=True)
     return papers.assign(topic_id=topic_id, confidence=confidence.astype(np.float32)), table
+
+
+def apply_theme_edits(hierarchy: pd.DataFrame, edits: list[dict]) -> pd.DataFrame:
+    """The topic tree with the themes' new names (`rename_theme`); a group the tree lacks is skipped."""
+    renames = {edit["group_id"]: edit["label"] for edit in edits if edit["kind"] == "rename_theme"}
+    if not renames:
+        return hierarchy
+    labels = hierarchy["group_id"].map(renames)
+    return hierarchy.assign(label=labels.where(labels.notna(), hierarchy["label"]))
 
 
 def _merged_keywords(merged: pd.DataFrame, topic_id: np.ndarray) -> tuple[list[str], list[float]]:

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from topic_explorer.pipeline.buildfolder.check import check_build, check_edits, check_hierarchy, check_history
-from topic_explorer.pipeline.buildfolder.edits import apply_edits, read_edits, read_history
+from topic_explorer.pipeline.buildfolder.edits import apply_edits, apply_theme_edits, read_edits, read_history
 from topic_explorer.pipeline.buildfolder.schema import (
     BERTOPIC_DIR,
     HIERARCHY_COLUMNS,
@@ -73,6 +73,7 @@ def read_build(path: Path, *, with_edits: bool = True) -> Build:
     edits = read_edits(path) if with_edits else []
     check_edits(path, edits)
     papers, topics = apply_edits(papers, topics, edits)
+    hierarchy = apply_theme_edits(hierarchy, edits)
     return Build(
         path=path,
         papers=with_topic_labels(papers, topics),

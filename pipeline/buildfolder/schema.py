@@ -6,7 +6,8 @@ A build is a folder holding
 - `embeddings.npy`: float32, one row per paper, in `papers.parquet` order;
 - `model/`: what places a new paper (`MODEL_FILES`), written without pickle;
 - `hierarchy.parquet` (optional): a tree of broader groups over the topics (`HIERARCHY_COLUMNS`);
-- `edits.json` (optional): the reader's renames, merges and moves (`buildfolder.edits`), applied on reading;
+- `edits.json` (optional): the reader's renames (of topics and themes), merges and moves (`buildfolder.edits`),
+  applied on reading;
 - `manifest.json`: schema version, inputs, counts, settings, the embedder, timings, versions.
 
 A paper's topic label lives once, in `topics.parquet`; `read.read_build` adds it to the papers it

@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import sys
 import tempfile
 from pathlib import Path
@@ -163,6 +164,61 @@ def export(args: argparse.Namespace) -> int:
     write_atomically(args.out, data)
     print(f"Wrote {len(rows):,} paper{'s' if len(rows) != 1 else ''} to {args.out} ({export.label})", file=sys.stderr)
     return 0
+
+
+def name(args: argparse.Namespace) -> int:
+    from topic_explorer.pipeline.describe.chat import ChatEndpoint, endpoint_url
+    from topic_explorer.pipeline.describe.llm_names import name_build
+
+    url = endpoint_url(args.llm)
+    if not args.model.strip():
+        raise UserError("--model: give the model's name as the server knows it, e.g. llama3.2")
+    if not (math.isfinite(args.timeout) and args.timeout > 0):
+        raise UserError(f"--timeout {args.timeout:g}: give a number of seconds above 0, e.g. 60")
+    key = None
+    if args.api_key_env is not None:
+        key = os.environ.get(args.api_key_env, "").strip()
+        if not key:
+            raise UserError(f"--api-key-env {args.api_key_env}: that environment variable is not set or is empty")
+    if not args.dry_run and args.build.is_dir():
+        _check_writable(args.build, "BUILD")
+    endpoint = ChatEndpoint(url, args.model.strip(), api_key=key, timeout=args.timeout)
+    result = name_build(
+        args.build, endpoint, with_abstracts=args.with_abstracts, dry_run=args.dry_run, report=_print_naming
+    )
+    if not result.namings:
+        raise UserError(f"{args.build} has nothing to name: no themes, and every topic was named with --topics")
+    if result.stopped:
+        print(f"stopped asking: the other {result.not_asked:,} topics and themes keep their names", file=sys.stderr)
+    print(_naming_summary(args, result), file=sys.stderr)
+    return 0 if result.named else 1
+
+
+def _print_naming(naming) -> None:
+    """One line per topic or theme as its reply comes: the new name on stdout, a problem on stderr."""
+    what = f'{naming.kind} {naming.key} "{_one_line(naming.old)}"'
+    if naming.new is None:
+        print(f"{what}: {_one_line(naming.problem)}; kept its name", file=sys.stderr, flush=True)
+    elif naming.new == naming.old:
+        print(f"{what}: unchanged", flush=True)
+    else:
+        print(f'{what} -> "{_one_line(naming.new)}"', flush=True)
+
+
+def _naming_summary(args: argparse.Namespace, result) -> str:
+    named = {kind: sum(n.kind == kind and n.new is not None for n in result.namings) for kind in result.totals}
+    counts = " and ".join(f"{named[kind]:,} of {total:,} {kind}s" for kind, total in result.totals.items())
+    counts += f" named by {args.model.strip()}"
+    if not result.named:
+        return f"nothing was named ({counts}); the build is unchanged"
+    if args.dry_run:
+        return f"{counts}; dry run: nothing was written"
+    if not result.written:
+        return f"{counts}; every name was already the same, nothing was written"
+    return (
+        f"{counts}; {result.written:,} renames saved in {args.build / 'edits.json'} "
+        "(the dashboard's Undo takes them back one at a time)"
+    )
 
 
 def _check_top(top: int) -> None:

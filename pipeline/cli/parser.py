@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 
 from topic_explorer.pipeline.cli import commands as run
+from topic_explorer.pipeline.describe.chat import DEFAULT_TIMEOUT
 from topic_explorer.pipeline.settings import DEVICES, EMBEDDERS, MIN_PAPERS, BuildSettings, help_for
 
 DASK_HELP = (
@@ -25,6 +26,7 @@ Topic Explorer: find the topics in a pile of paper abstracts and explore them on
   topic-explorer search my-build "privacy in federated training"   # by meaning and words
   topic-explorer similar my-build p0123456789ab  # the papers closest to one paper
   topic-explorer export my-build --out map.html  # the map in one file; or .csv .xlsx .parquet .jsonl .bib .ris
+  topic-explorer name my-build --llm http://localhost:11434/v1 --model llama3.2   # names from your own model
 """
 
 
@@ -182,6 +184,50 @@ def make_parser() -> argparse.ArgumentParser:
     )
     _ranking_options(export, json_option=False)
     export.set_defaults(run=run.export)
+
+    name = commands.add_parser(
+        "name",
+        help="name the topics and themes with your own language model (any OpenAI-compatible server)",
+        description=(
+            "Ask an OpenAI-compatible chat endpoint (Ollama, llama.cpp's server, vLLM, a hosted API) for a short "
+            "name per topic and per theme. A topic's request holds the corpus's title, the topic's size, keywords "
+            "and the titles of its five most central papers (their abstracts, cut short, only with --with-abstracts); "
+            "a theme's, its topics' names and sizes, keywords and a central title from each of its largest topics. "
+            "Nothing is sent unless this command is run. The names are saved as renames in the build's "
+            "edits.json, so the dashboard, downloads and the map page show them, and the dashboard's Undo brings "
+            "back the offline names. A name that cannot be had (no reply, an error, a refusal, a reply that is not "
+            "a name) keeps the current one, with one line saying why. Exit status 1 when nothing was named."
+        ),
+    )
+    name.add_argument("build", type=Path, metavar="BUILD", help="a build folder")
+    name.add_argument(
+        "--llm",
+        required=True,
+        metavar="URL",
+        help="the server's OpenAI-compatible address, e.g. http://localhost:11434/v1 (Ollama), "
+        "http://localhost:8080/v1 (llama.cpp), http://localhost:8000/v1 (vLLM); /chat/completions is added "
+        "unless URL ends with it",
+    )
+    name.add_argument("--model", required=True, metavar="NAME", help="the model, as the server names it, e.g. llama3.2")
+    name.add_argument(
+        "--api-key-env",
+        metavar="VAR",
+        help="the environment variable holding the API key, sent as 'Authorization: Bearer'; without it, no key",
+    )
+    name.add_argument(
+        "--timeout",
+        type=float,
+        default=DEFAULT_TIMEOUT,
+        metavar="SECONDS",
+        help="how long to wait for each reply (default %(default)g)",
+    )
+    name.add_argument(
+        "--with-abstracts",
+        action="store_true",
+        help="also send the abstracts of those central papers (cut to 1,000 characters each)",
+    )
+    name.add_argument("--dry-run", action="store_true", help="print the old and new names; write nothing")
+    name.set_defaults(run=run.name)
     return parser
 
 
