@@ -2,6 +2,7 @@
 
 Most tests use `FakeEmbedder` (deterministic, no model); the `sample_build` fixture runs
 the real MiniLM model end to end on the bundled sample, as a user's first build would.
+Every test, and every build made once per session, caches in a temporary folder, never in ~/.cache.
 """
 
 from __future__ import annotations
@@ -16,6 +17,22 @@ import pytest
 from topic_explorer.pipeline.build import run_build
 from topic_explorer.pipeline.ingest.corpus import load_corpus, sample_files
 from topic_explorer.pipeline.settings import BuildSettings
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _session_cache(tmp_path_factory):
+    """Builds made once per session (and the servers tests start) cache in a temporary folder: a test run must
+    neither read a developer's cache, which would hide a cold build's behaviour, nor write to it."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("TOPIC_EXPLORER_CACHE", str(tmp_path_factory.mktemp("session-cache")))
+        patch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("xdg-cache")))  # libraries' caches too
+        yield
+
+
+@pytest.fixture(autouse=True)
+def _test_cache(tmp_path_factory, monkeypatch) -> None:
+    """Each test starts with an empty cache of its own, so no test passes on another's cached stages."""
+    monkeypatch.setenv("TOPIC_EXPLORER_CACHE", str(tmp_path_factory.mktemp("cache")))
 
 
 class FakeEmbedder:

@@ -83,7 +83,8 @@ def test_the_csv_of_every_shown_paper_downloads(page: Page):
     expect(download_button(page)).to_have_text("Download all 38 shown papers (CSV)")
     name, rows = download_csv(page)
     assert name == "sample-papers.csv"
-    assert len(rows) == 38 and list(rows[0]) == EXPORT_COLUMNS
+    assert len(rows) == 38
+    assert list(rows[0]) == EXPORT_COLUMNS
     assert len({row["paper_id"] for row in rows}) == 38
 
 
@@ -126,7 +127,8 @@ def test_a_sampled_map_says_so_and_a_box_over_it_selects_and_exports_every_paper
     page.wait_for_timeout(1000)  # let the ringed markers draw before the screenshot
     page.screenshot(path=screens / "browser-sampled-map-selected.png")
     _, rows = download_csv(page)
-    assert len(rows) == 38 and len({row["paper_id"] for row in rows}) == 38
+    assert len(rows) == 38
+    assert len({row["paper_id"] for row in rows}) == 38
     page.locator("button[kind=secondary]").filter(has_text="Clear selection").click()  # not the table's own
     expect(status(page)).to_contain_text("· 0 selected")
     lasso_select(page, [(0.01, 0.01), (0.99, 0.01), (0.99, 0.99), (0.01, 0.99), (0.01, 0.02)])

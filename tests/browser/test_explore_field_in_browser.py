@@ -60,7 +60,8 @@ def test_search_highlights_the_map_and_lists_the_best_first(page: Page, screens:
     slider.press("Home")  # the fewest: 10
     expect(status(page)).to_contain_text("Showing 10 of 38 papers", timeout=120_000)
     traces = page.evaluate(f"() => {MAP}.data.map(t => [t.name, t.customdata ? t.customdata.length : 0])")
-    assert traces[0] == ["Other papers (28)", 0] and sum(n for _, n in traces[1:]) == 10
+    assert traces[0] == ["Other papers (28)", 0]
+    assert sum(n for _, n in traces[1:]) == 10
     fedask = read_build(sample_build).papers.set_index("paper_id").loc[PAPERS["FedASK"], "title"]
     table = page.locator("[data-testid=stDataFrame] table[aria-rowcount]").first
     expect(table).to_have_attribute("aria-rowcount", "11")
@@ -152,7 +153,8 @@ def test_a_shared_link_restores_the_view(browser, page: Page):
     page.wait_for_function("() => location.search.includes('about=')")
     expected = status(page).inner_text()
     link = page.url
-    assert "search=learning" in link and "about=federated" in link
+    assert "search=learning" in link
+    assert "about=federated" in link
     other = _open(browser, link)
     try:
         expect(status(other)).to_have_text(expected, timeout=120_000)

@@ -35,4 +35,5 @@ def test_a_paper_is_found_by_its_id_and_its_link_opens_its_page_in_a_new_tab(ids
         link.click()
     tab = opened.value
     tab.wait_for_load_state()
-    assert tab.url == ARXIV_PAGE and "arXiv page" in tab.content()
+    assert tab.url == ARXIV_PAGE
+    assert "arXiv page" in tab.content()

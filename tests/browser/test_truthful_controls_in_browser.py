@@ -112,7 +112,8 @@ def test_select_on_a_paper_the_filters_hide_never_silently_does_nothing(page: Pa
         expect(status(page)).to_contain_text(f"· {before + 1} selected")
         expect(status(page)).not_to_contain_text("hidden by the filters")
         clicked += 1
-    assert clicked and buttons.count() - clicked >= 1
+    assert clicked
+    assert buttons.count() - clicked >= 1
 
 
 def read_shown_title(page: Page) -> tuple[str, str]:
@@ -184,7 +185,8 @@ def test_search_shows_a_share_of_a_small_corpus_says_so_zooms_to_its_matches_and
         f"() => {MAP}._fullData.filter(t => t.customdata && !t.name.startsWith('Selected'))"
         ".flatMap(t => Array.from(t.x).map((x, i) => [x, t.y[i]]))"
     )
-    assert len(matches) == 10 and all(x0 <= x <= x1 and y0 <= y <= y1 for x, y in matches)
+    assert len(matches) == 10
+    assert all(x0 <= x <= x1 and y0 <= y <= y1 for x, y in matches)
     page.get_by_role("button", name="Clear search").click()
     expect(status(page)).to_contain_text("Showing 38 of 38 papers")
     expect(status(page)).not_to_contain_text("search on")
@@ -216,7 +218,8 @@ def test_every_topic_gets_a_whole_label_inside_the_map_that_covers_none_of_its_p
     labels = page.evaluate(LABEL_CHECK)
     page.screenshot(path=screens / "truth-map-labels.png")
     names = set(read_build(sample_build).topics["label"])
-    assert labels and all(label["own"] for label in labels)
+    assert labels
+    assert all(label["own"] for label in labels)
     assert [label["text"] for label in labels if not label["visible"]] == []  # none hidden, the edge's too
     assert [label for label in labels if not label["inside"]] == []
     assert [label for label in labels if label["covered"]] == []
@@ -252,7 +255,8 @@ def test_topics_over_time_keeps_its_meaning_after_a_click(browser, years_server,
         expect(page.get_by_text(re.compile(r"^Each bar is a year"))).to_be_visible()
         assert not page.get_by_text("(year)").count()
         chart = page.wait_for_function(TIMELINE).json_value()
-        assert len(chart["ticks"]) == len(chart["years"]) == 3 and all("papers" in t for t in chart["ticks"])
+        assert len(chart["ticks"]) == len(chart["years"]) == 3
+        assert all("papers" in t for t in chart["ticks"])
         colours = [t["colour"] for t in chart["traces"]]
         assert all(rgb_distance(a, b) >= 35 for a, b in itertools.pairwise(colours)), colours
         page.screenshot(path=screens / "truth-timeline.png")
@@ -261,7 +265,8 @@ def test_topics_over_time_keeps_its_meaning_after_a_click(browser, years_server,
         expect(status(page)).not_to_contain_text("Showing 38 of 38", timeout=30_000)
         page.wait_for_function(f"() => {{ const c = ({TIMELINE})(); return c && c.traces.length === 1; }}")
         (own,) = page.evaluate(TIMELINE)["traces"]
-        assert own["group"] == chart["traces"][0]["group"] and 0 < max(own["y"]) < 1  # its share of all papers
+        assert own["group"] == chart["traces"][0]["group"]
+        assert 0 < max(own["y"]) < 1  # its share of all papers
         page.screenshot(path=screens / "truth-timeline-one-topic.png")
         page.get_by_text("Papers", exact=True).click()  # the counts mode
         page.wait_for_function(f"() => ({TIMELINE})().traces[0].y.some(y => y >= 1)")
@@ -314,7 +319,8 @@ def test_no_internal_name_or_placeholder_reaches_the_page(page: Page, ids_page: 
     expect(ids_page.get_by_test_id("stText").filter(has_text="with 𝐒 markup").first).to_be_visible()
     assert not ids_page.get_by_test_id("stText").filter(has_text="$\\mathbf").count()
     cells = ids_page.locator("[data-testid=stDataFrame] table[aria-rowcount]").first.locator("td").all_inner_texts()
-    assert cells and "None" not in [cell.strip() for cell in cells]
+    assert cells
+    assert "None" not in [cell.strip() for cell in cells]
 
 
 def test_a_topic_opens_in_the_explore_tab_from_topic_quality(page: Page, sample_build):

@@ -32,7 +32,8 @@ def test_the_version_changes_when_the_manifest_is_rewritten_or_the_build_edited(
     later = os.stat(folder / "manifest.json").st_mtime_ns + 10**10
     os.utime(folder / "manifest.json", ns=(later, later))
     rebuilt = build_version(folder)
-    assert rebuilt != before and rebuilt[0] == later
+    assert rebuilt != before
+    assert rebuilt[0] == later
     add_edit(folder, rename(0, "Renamed"), by="a test")
     assert build_version(folder) != rebuilt
     assert build_version(tmp_path / "nowhere") == (0, 0, 0, 0)
@@ -64,14 +65,16 @@ def test_a_topic_missing_from_the_topic_table_still_gets_a_row(tiny_build, tmp_p
     out = write_build(tmp_path / "gap", build.papers, build.topics.iloc[:2], build.embeddings(), build.manifest)
     explorer = load_explorer(out)
     assert explorer.topics["topic_id"].tolist() == [0, 1, 2]
-    assert explorer.topics.loc[2, "label"] == "Topic 2" and explorer.topics.loc[2, "size"] == 2
+    assert explorer.topics.loc[2, "label"] == "Topic 2"
+    assert explorer.topics.loc[2, "size"] == 2
     assert pd.isna(explorer.topics.loc[2, "coherence"])
 
 
 def test_the_rows_of_a_selection_are_found_by_paper_id_and_unknown_ids_ignored(tiny):
     chosen = {"p000000000001", "p000000000007", "not-a-paper"}
     assert np.array_equal(tiny.mask_of(chosen), tiny.papers["paper_id"].isin(chosen).to_numpy())
-    assert tiny.mask_of(chosen).sum() == 2 and not tiny.mask_of([]).any()
+    assert tiny.mask_of(chosen).sum() == 2
+    assert not tiny.mask_of([]).any()
 
 
 def test_a_big_builds_hover_leaves_out_the_abstract(tiny_build, monkeypatch):

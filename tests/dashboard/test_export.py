@@ -54,7 +54,8 @@ def test_keywords_are_the_topics_top_ten_joined_with_semicolons(tiny):
 def test_metadata_keeps_its_types_in_the_export_frame(tiny):
     papers = tiny.papers.assign(n=pd.array([1, None] * 4, dtype="Int64"))
     frame = export_frame(papers.iloc[[1, 0]], tiny.topics, ["n"])
-    assert str(frame["n"].dtype) == "Int64" and frame["n"].tolist() == [pd.NA, 1]
+    assert str(frame["n"].dtype) == "Int64"
+    assert frame["n"].tolist() == [pd.NA, 1]
 
 
 def test_csv_is_utf8_with_a_byte_order_mark_and_keeps_non_ascii(frame):
@@ -83,8 +84,11 @@ def test_every_csv_text_field_is_quoted_and_no_number_is(hostile):
 def test_csv_cells_a_spreadsheet_could_run_get_an_apostrophe_that_unguard_removes(hostile):
     rows = list(csv.reader(io.StringIO(csv_bytes(hostile).decode("utf-8-sig"), newline="")))
     texts = [row[0] for row in rows[1:]]
-    assert texts[0] == "'=1+1" and texts[5] == "'=cmd|' /C calc'!A0" and texts[7] == "'  -1+1"
-    assert texts[1] == "x\r=1+1" and texts[3] == "tab\there"  # quoted, so nothing after a line break starts a cell
+    assert texts[0] == "'=1+1"
+    assert texts[5] == "'=cmd|' /C calc'!A0"
+    assert texts[7] == "'  -1+1"
+    assert texts[1] == "x\r=1+1"
+    assert texts[3] == "tab\there"  # quoted, so nothing after a line break starts a cell
     assert [unguard(text) for text in texts] == HOSTILE
     assert all(t.lstrip()[:1] not in FORMULA_CHARS for row in rows for t in row if not re.fullmatch(r"-?[\d.]+", t))
 
@@ -107,7 +111,8 @@ def test_the_first_row_of_the_tiny_builds_csv_holds_its_hostile_title_guarded(fr
 def test_parquet_keeps_every_value_and_type(hostile):
     back = pd.read_parquet(io.BytesIO(parquet_bytes(hostile)))
     pd.testing.assert_frame_equal(back, hostile, check_dtype=False)
-    assert str(back["count"].dtype) == "Int64" and str(back["flag"].dtype) == "boolean"
+    assert str(back["count"].dtype) == "Int64"
+    assert str(back["flag"].dtype) == "boolean"
 
 
 def test_json_lines_hold_the_exact_values_with_formula_starts_escaped(hostile):
@@ -115,19 +120,22 @@ def test_json_lines_hold_the_exact_values_with_formula_starts_escaped(hostile):
     records = [json.loads(line) for line in data.decode("utf-8").splitlines()]
     assert [r["text"] for r in records] == HOSTILE
     assert records[1] == {"text": "x\r=1+1", "count": None, "score": None, "flag": None, "=name": None}
-    assert records[0]["score"] == 1e-7 and records[7]["count"] == 2**62 and records[0]["flag"] is True
+    assert records[0]["score"] == 1e-7
+    assert records[7]["count"] == 2**62
+    assert records[0]["flag"] is True
     assert re.search(r"(?<!\w)[=+@＝＋＠]", data.decode("utf-8")) is None  # no raw formula start anywhere
-    assert (
-        "\\u003d1+1" in data.decode("utf-8") and "low-rank" in jsonl_bytes(pd.DataFrame({"t": ["low-rank"]})).decode()
-    )
+    assert "\\u003d1+1" in data.decode("utf-8")
+    assert "low-rank" in jsonl_bytes(pd.DataFrame({"t": ["low-rank"]})).decode()
 
 
 def test_excel_cells_hold_text_as_text_and_never_a_formula(hostile):
     with zipfile.ZipFile(io.BytesIO(xlsx_bytes(hostile))) as book:
         sheet = book.read("xl/worksheets/sheet1.xml").decode("utf-8")
-    assert "<f>" not in sheet and "<f " not in sheet
+    assert "<f>" not in sheet
+    assert "<f " not in sheet
     assert sheet.count("<row ") == 1 + len(hostile)
-    assert "<t>=1+1</t>" in sheet and "<t>=cmd|' /C calc'!A0</t>" in sheet  # unchanged text, in text cells
+    assert "<t>=1+1</t>" in sheet
+    assert "<t>=cmd|' /C calc'!A0</t>" in sheet  # unchanged text, in text cells
 
 
 def test_every_format_has_a_label_extension_and_writer(tiny):
@@ -135,7 +143,8 @@ def test_every_format_has_a_label_extension_and_writer(tiny):
     assert labels == ["CSV", "Excel", "Parquet", "JSON Lines", "BibTeX", "RIS", "Map (HTML)"]
     selection = select(tiny.build, np.arange(len(tiny.papers)))
     for key, export in EXPORT_FORMATS.items():
-        assert export.extension == key and len(export_bytes(selection, export)) > 100
+        assert export.extension == key
+        assert len(export_bytes(selection, export)) > 100
 
 
 def test_the_download_label_says_what_is_exported_and_how():

@@ -117,7 +117,5 @@ def test_the_build_command_on_a_downloaded_csv_rebuilds_the_same_papers(metadata
     columns = ["paper_id", "title", "abstract", "year", "venue", "id", "note"]
     assert list(two.columns[len(PAPER_COLUMNS) :]) == ["year", "venue", "id", "note"]
     assert_same_papers(one[columns], two[columns])
-    assert (
-        two["id"].tolist()[:2] == ["2601.00000", "2602.00010"]
-        and two["note"].tolist()[:5] == source["note"][:5].tolist()
-    )
+    assert two["id"].tolist()[:2] == ["2601.00000", "2602.00010"]
+    assert two["note"].tolist()[:5] == source["note"][:5].tolist()

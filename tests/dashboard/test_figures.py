@@ -33,7 +33,8 @@ def test_filtering_drops_points_but_not_the_axis_ranges(tiny):
     full = map_figure(tiny, everything(tiny), nothing(tiny))
     shown = (tiny.papers["topic_id"] == 2).to_numpy()
     filtered = map_figure(tiny, shown, nothing(tiny))
-    assert len(filtered.data) == 1 and len(filtered.data[0].x) == 2
+    assert len(filtered.data) == 1
+    assert len(filtered.data[0].x) == 2
     assert filtered.layout.xaxis.range == full.layout.xaxis.range
     assert filtered.layout.yaxis.range == full.layout.yaxis.range
 
@@ -41,8 +42,10 @@ def test_filtering_drops_points_but_not_the_axis_ranges(tiny):
 def test_the_fixed_ranges_cover_every_paper(tiny):
     figure = map_figure(tiny, everything(tiny), nothing(tiny))
     (x0, x1), (y0, y1) = figure.layout.xaxis.range, figure.layout.yaxis.range
-    assert x0 < tiny.papers["x"].min() and tiny.papers["x"].max() < x1
-    assert y0 < tiny.papers["y"].min() and tiny.papers["y"].max() < y1
+    assert x0 < tiny.papers["x"].min()
+    assert tiny.papers["x"].max() < x1
+    assert y0 < tiny.papers["y"].min()
+    assert tiny.papers["y"].max() < y1
 
 
 def test_selected_papers_get_a_ringed_overlay_only_where_shown(tiny):
@@ -50,22 +53,26 @@ def test_selected_papers_get_a_ringed_overlay_only_where_shown(tiny):
     selected[[0, 4]] = True
     shown = (tiny.papers["topic_id"] != 2).to_numpy()  # paper 4 is hidden by the filters
     ring = map_figure(tiny, shown, selected).data[-1]
-    assert ring.name == "Selected (1)" and list(ring.customdata) == ["p000000000000"]
+    assert ring.name == "Selected (1)"
+    assert list(ring.customdata) == ["p000000000000"]
     assert ring.marker.line.width > 0
 
 
 def test_hover_text_shows_html_as_text_never_as_markup(tiny):
     figure = map_figure(tiny, everything(tiny), nothing(tiny))
     hover = "".join(text for trace in figure.data for text in trace.hovertext)
-    assert "<script>" not in hover and "<b>bold</b>" not in hover
+    assert "<script>" not in hover
+    assert "<b>bold</b>" not in hover
     assert "&lt;script&gt;alert('x')&lt;/script&gt;" in hover
 
 
 def test_hover_has_title_topic_and_an_abstract_preview():
     text = hover_html("A <title>", "Topic & co", preview("word " * 100))
     lines = text.split("<br>")
-    assert lines[0] == "<b>A &lt;title&gt;</b>" and lines[1] == "<i>Topic &amp; co</i>"
-    assert text.endswith("…") and len(text.replace("<br>", " ")) < 300
+    assert lines[0] == "<b>A &lt;title&gt;</b>"
+    assert lines[1] == "<i>Topic &amp; co</i>"
+    assert text.endswith("…")
+    assert len(text.replace("<br>", " ")) < 300
 
 
 def test_preview_cuts_at_a_word_boundary():
@@ -90,16 +97,20 @@ def test_the_view_name_keeps_the_zoom_and_context_papers_are_grey_and_unselectab
     context[[1, 2]] = True
     shown = ~context
     figure = map_figure(tiny, shown, nothing(tiny), context=context, labels=[{"t": "x"}], view="v-3")
-    assert figure.layout.uirevision == "v-3" and figure.layout.meta["view"] == "v-3"
+    assert figure.layout.uirevision == "v-3"
+    assert figure.layout.meta["view"] == "v-3"
     assert figure.layout.meta["labels"] == [{"t": "x"}]
     grey = figure.data[0]
-    assert grey.name == "Other papers (2)" and grey.customdata is None and len(grey.x) == 2
+    assert grey.name == "Other papers (2)"
+    assert grey.customdata is None
+    assert len(grey.x) == 2
 
 
 def test_keyword_bars_show_the_top_ten_best_first_at_the_top():
     figure = keyword_figure([f"k{i}" for i in range(25)], [1 - i / 25 for i in range(25)], "#123456")
     bar = figure.data[0]
-    assert bar.orientation == "h" and list(bar.y) == [f"k{i}" for i in range(10)]
+    assert bar.orientation == "h"
+    assert list(bar.y) == [f"k{i}" for i in range(10)]
     assert figure.layout.yaxis.autorange == "reversed"
 
 
@@ -112,7 +123,8 @@ def test_topic_colours_are_distinct(n):
 
 def test_a_few_topics_get_the_calm_palette_and_outliers_grey():
     colours = topic_colours([-1, 0, 1, 2])
-    assert colours[-1] == OUTLIER_COLOUR and [colours[t] for t in (0, 1, 2)] == list(CALM_10[:3])
+    assert colours[-1] == OUTLIER_COLOUR
+    assert [colours[t] for t in (0, 1, 2)] == list(CALM_10[:3])
 
 
 def test_spread_colours_neighbours_differ_in_hue():
@@ -131,16 +143,20 @@ def test_the_unvalidated_map_figure_is_valid_plotly_and_serialises(tiny):
 def test_column_titles_read_like_words_and_keep_deliberate_capitals():
     assert column_title("source_file") == "Source file"
     assert column_title("year") == "Year"
-    assert column_title("DOI") == "DOI" and column_title("arXiv-id") == "arXiv id"
-    assert column_title("arxiv_id") == "arXiv ID" and column_title("doi") == "DOI"
+    assert column_title("DOI") == "DOI"
+    assert column_title("arXiv-id") == "arXiv id"
+    assert column_title("arxiv_id") == "arXiv ID"
+    assert column_title("doi") == "DOI"
     assert column_title("pdf_url") == "Pdf URL"
 
 
 def test_a_big_map_draws_a_fixed_sample_and_says_how_many_of_how_many(tiny):
     figure = map_figure(tiny, everything(tiny), nothing(tiny), max_drawn=3)
     drawn = [i for trace in figure.data for i in trace.customdata]
-    assert len(drawn) == 3 and set(drawn) <= set(tiny.papers["paper_id"])
-    assert figure.layout.meta["shown"] == 8 and figure.layout.meta["drawn"] == 3
+    assert len(drawn) == 3
+    assert set(drawn) <= set(tiny.papers["paper_id"])
+    assert figure.layout.meta["shown"] == 8
+    assert figure.layout.meta["drawn"] == 3
     assert [trace.name for trace in figure.data] == ["Federated, privacy (3)", "Graphs (3)", "Rewards (2)"]
     again = map_figure(tiny, everything(tiny), nothing(tiny), max_drawn=3)
     assert [i for trace in again.data for i in trace.customdata] == drawn  # the same sample on every rerun
@@ -160,7 +176,8 @@ def test_the_sample_keeps_its_papers_when_the_filters_narrow(tiny):
 def test_a_sampled_map_rings_only_drawn_papers_but_counts_every_selected_one(tiny):
     figure = map_figure(tiny, everything(tiny), everything(tiny), max_drawn=3)
     ring = figure.data[-1]
-    assert ring.name == "Selected (8)" and len(ring.customdata) == 3
+    assert ring.name == "Selected (8)"
+    assert len(ring.customdata) == 3
 
 
 def test_search_context_fills_what_the_shown_papers_leave_of_the_sample(tiny):
@@ -169,7 +186,8 @@ def test_search_context_fills_what_the_shown_papers_leave_of_the_sample(tiny):
     context[[0, 1]] = False
     figure = map_figure(tiny, shown, nothing(tiny), context=context, max_drawn=5)
     grey, *topics = figure.data
-    assert len(grey.x) == 3 and sum(len(t.customdata) for t in topics) == 2
+    assert len(grey.x) == 3
+    assert sum(len(t.customdata) for t in topics) == 2
     assert grey.name == "Other papers (6)"  # the legend counts every context paper, drawn or not
     assert {k: figure.layout.meta[k] for k in ["shown", "drawn", "context", "context_drawn"]} == {
         "shown": 2, "drawn": 2, "context": 6, "context_drawn": 3

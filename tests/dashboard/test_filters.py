@@ -22,9 +22,14 @@ def search(papers) -> pd.Series:
 
 def test_integer_columns_get_a_whole_number_range_and_few_texts_get_choices(papers):
     specs = {spec.column: spec for spec in column_filters(papers, ["year", "venue", "score"])}
-    assert specs["year"].kind == "range" and specs["year"].integer and specs["year"].bounds == (2020, 2023)
-    assert specs["score"].kind == "range" and not specs["score"].integer and specs["score"].bounds == (0.5, 4.0)
-    assert specs["venue"].kind == "choice" and specs["venue"].options == ("ICLR", "ICML", "NeurIPS")
+    assert specs["year"].kind == "range"
+    assert specs["year"].integer
+    assert specs["year"].bounds == (2020, 2023)
+    assert specs["score"].kind == "range"
+    assert not specs["score"].integer
+    assert specs["score"].bounds == (0.5, 4.0)
+    assert specs["venue"].kind == "choice"
+    assert specs["venue"].options == ("ICLR", "ICML", "NeurIPS")
 
 
 def test_identifiers_free_text_and_constant_columns_get_no_filter(papers):
@@ -42,7 +47,9 @@ def test_a_column_unique_per_paper_is_an_identifier_whatever_its_name():
 def test_hundreds_of_categories_get_one_multiselect_with_every_option():
     papers = pd.DataFrame({"category": [f"cat.{i % 300:03d}" for i in range(3000)]})
     (spec,) = column_filters(papers, ["category"])
-    assert spec.kind == "choice" and len(spec.options) == 300 and spec.options[:2] == ("cat.000", "cat.001")
+    assert spec.kind == "choice"
+    assert len(spec.options) == 300
+    assert spec.options[:2] == ("cat.000", "cat.001")
 
 
 def test_dates_get_a_date_range_whether_stored_as_dates_or_as_iso_text():
@@ -53,8 +60,10 @@ def test_dates_get_a_date_range_whether_stored_as_dates_or_as_iso_text():
         }
     )
     specs = {spec.column: spec for spec in column_filters(papers, ["published", "stamp"])}
-    assert specs["published"].kind == "dates" and specs["published"].bounds == ("2023-12-31", "2024-03-01")
-    assert specs["stamp"].kind == "dates" and specs["stamp"].bounds == ("2024-01-05", "2024-02-01")
+    assert specs["published"].kind == "dates"
+    assert specs["published"].bounds == ("2023-12-31", "2024-03-01")
+    assert specs["stamp"].kind == "dates"
+    assert specs["stamp"].bounds == ("2024-01-05", "2024-02-01")
     search = pd.Series([""] * 4)
     mask = filter_mask(papers, search, Filters(dates=(("published", ("2024-01-01", "2024-12-31")),)))
     assert mask.tolist() == [True, True, False, False]

@@ -35,7 +35,8 @@ def test_editing_is_on_for_this_machine_only_unless_allowed(address, allow, allo
 
 def test_a_session_is_named_by_two_words_that_stay_the_same():
     name = session_name("3f9c2a7e-0000-4000-8000-000000000001")
-    assert len(name.split()) == 2 and name == session_name("3f9c2a7e-0000-4000-8000-000000000001")
+    assert len(name.split()) == 2
+    assert name == session_name("3f9c2a7e-0000-4000-8000-000000000001")
     assert len({session_name(f"session-{i}") for i in range(50)}) > 40
 
 
@@ -88,7 +89,8 @@ def test_the_edit_writing_code_refuses_an_edit_when_editing_is_off(build, served
     at = AppTest.from_function(edit_script)
     at.session_state["folder"] = str(build)
     at.run()
-    assert not at.exception and "Editing is off" in at.markdown[0].value
+    assert not at.exception
+    assert "Editing is off" in at.markdown[0].value
     assert not (build / EDITS_FILE).exists()
 
 
@@ -97,7 +99,8 @@ def test_the_same_code_writes_the_edit_on_this_machine(build, served_on):
     at = AppTest.from_function(edit_script)
     at.session_state["folder"] = str(build)
     at.run()
-    assert not at.exception and at.markdown[0].value == "no error"
+    assert not at.exception
+    assert at.markdown[0].value == "no error"
     assert [entry["action"] for entry in read_history(build)] == ["edit", "undo"]
 
 
@@ -110,8 +113,10 @@ def test_with_allow_edits_any_address_edits_and_the_history_names_the_session(ru
     history = read_history(build)
     assert [(entry["action"], entry["edit"]["label"]) for entry in history] == [("edit", "Graphs, renamed")]
     who = history[0]["by"]
-    assert len(who.split()) == 2 and history[0]["at"].endswith("+00:00")
+    assert len(who.split()) == 2
+    assert history[0]["at"].endswith("+00:00")
     shown = at.expander  # the history's expander, with one line per entry
     assert any(e.label == "Edit history (1)" for e in shown)
     tables = [frame.value for frame in at.dataframe if "Who" in frame.value.columns]
-    assert tables[0].loc[0, "Who"] == who and tables[0].loc[0, "What"] == "renamed a topic to “Graphs, renamed”"
+    assert tables[0].loc[0, "Who"] == who
+    assert tables[0].loc[0, "What"] == "renamed a topic to “Graphs, renamed”"

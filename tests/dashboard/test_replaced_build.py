@@ -46,8 +46,10 @@ def test_open_sessions_show_the_new_build_on_their_next_rerun(run_app, served, t
     replace(served, tiny_build)
     for at in sessions:
         at.run()
-        assert not at.exception and not at.error, at.exception
-        assert " of 8 papers" in status(at) and "· 0 selected" in status(at)  # old papers are not in the new build
+        assert not at.exception, at.exception
+        assert not at.error, at.exception
+        assert " of 8 papers" in status(at)
+        assert "· 0 selected" in status(at)  # old papers are not in the new build
     assert status(first).startswith("**Showing 8 of 8")  # the vanished topic no longer filters
     assert status(second).startswith("**Showing 3 of 8")  # NeurIPS papers of 2020-2023: the year range reset
     assert status(third).startswith("**Showing 3 of 8")  # 'privacy' in three tiny papers
@@ -58,7 +60,9 @@ def test_a_damaged_replacement_gets_the_friendly_page_and_the_next_good_one_the_
     (served / "papers.parquet").write_bytes(b"not parquet")
     (served / "manifest.json").touch()  # a new version, as a rebuild makes
     at.run()
-    assert not at.exception and "damaged table" in at.error[0].value.replace("\\", "")
+    assert not at.exception
+    assert "damaged table" in at.error[0].value.replace("\\", "")
     replace(served, tiny_build)
     at.run()
-    assert not at.exception and status(at).startswith("**Showing 8 of 8")
+    assert not at.exception
+    assert status(at).startswith("**Showing 8 of 8")

@@ -56,15 +56,18 @@ def test_stale_table_positions_past_the_end_or_negative_are_ignored():
 def test_map_selections_are_committed_at_once_add_up_and_renew_the_table():
     state, selection = advance(SelectionState(), {"a"}, None, Filters())
     state, selection = advance(state, {"b"}, None, Filters())
-    assert state.committed == {"a", "b"} and selection == {"a", "b"}
-    assert state.generation == 0 and state.table_generation == 2  # drawn afresh, ticked, after each
+    assert state.committed == {"a", "b"}
+    assert selection == {"a", "b"}
+    assert state.generation == 0
+    assert state.table_generation == 2  # drawn afresh, ticked, after each
 
 
 def test_the_table_is_the_truth_for_the_rows_it_shows_whoever_selected_them():
     state, _ = advance(shown(SelectionState(), SHOWN), {"a"}, None, Filters())  # the map selected "a"
     state = shown(state, SHOWN)
     state, selection = advance(state, set(), {"a", "c"}, Filters())  # the table came ticked with "a"; "c" ticked
-    assert selection == {"a", "c"} and state.table_generation == 1  # a tick is no reason to redraw the table
+    assert selection == {"a", "c"}
+    assert state.table_generation == 1  # a tick is no reason to redraw the table
     state, selection = advance(state, set(), {"c"}, Filters())  # "a" unticked: dropped, though the map chose it
     assert selection == {"c"}
     hidden = replace(state, committed=state.committed | {"z"})  # selected, but not among the table's rows
@@ -74,29 +77,39 @@ def test_the_table_is_the_truth_for_the_rows_it_shows_whoever_selected_them():
 def test_a_filter_change_keeps_the_selection_and_renews_both_widgets():
     state, _ = advance(shown(SelectionState(), SHOWN), {"a"}, None, Filters())
     state, selection = advance(shown(state, SHOWN), set(), {"a", "c"}, Filters(topics=(1,)))
-    assert state.committed == {"a", "c"} and selection == {"a", "c"}
-    assert state.generation == 1 and state.table_generation == 2
-    assert map_key(state.generation) != map_key(0) and table_key(state.table_generation) != table_key(1)
+    assert state.committed == {"a", "c"}
+    assert selection == {"a", "c"}
+    assert state.generation == 1
+    assert state.table_generation == 2
+    assert map_key(state.generation) != map_key(0)
+    assert table_key(state.table_generation) != table_key(1)
 
 
 def test_the_first_rerun_records_the_filters_without_resetting():
     state, _ = advance(SelectionState(), set(), None, Filters(search=("x",)))
-    assert state.generation == 0 and state.table_generation == 0 and state.filters == Filters(search=("x",))
+    assert state.generation == 0
+    assert state.table_generation == 0
+    assert state.filters == Filters(search=("x",))
 
 
 def test_clearing_forgets_everything_and_resets_the_widgets():
     state, _ = advance(SelectionState(), {"a", "b"}, None, Filters())
     state = cleared(state)
-    assert state.committed == frozenset() and state.generation == 1 and state.table_generation == 2
+    assert state.committed == frozenset()
+    assert state.generation == 1
+    assert state.table_generation == 2
 
 
 def test_a_button_adds_papers_and_renews_the_table():
     state = added(SelectionState(committed=frozenset({"a"})), ["b"])
-    assert state.committed == {"a", "b"} and state.table_generation == 1 and state.generation == 0
+    assert state.committed == {"a", "b"}
+    assert state.table_generation == 1
+    assert state.generation == 0
 
 
 def test_a_map_selection_is_named_by_its_points_and_regions_only():
-    assert map_signature(None) is None and map_signature(map_event()) is None
+    assert map_signature(None) is None
+    assert map_signature(map_event()) is None
     one = map_signature(map_event({"customdata": "a"}))
     assert one == map_signature(map_event({"customdata": "a"})) != map_signature(map_event({"customdata": "b"}))
 

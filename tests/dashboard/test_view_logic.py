@@ -59,11 +59,13 @@ def tree_build(tmp_path):
 def test_levels_group_topics_and_keep_a_single_topics_own_name(tree_build):
     explorer = load_explorer(tree_build)
     broad, fine = explorer.levels
-    assert broad.name == "2 themes" and fine.name == "3 topics"
+    assert broad.name == "2 themes"
+    assert fine.name == "3 topics"
     assert broad.topics["label"].tolist() == ["Rewards", "Broad theme"]  # group 2 holds topic 2 alone
     assert broad.topics.set_index("topic_id").loc[10, "size"] == 6
     assert sorted(broad.topic_rows[10]) == sorted(np.flatnonzero(explorer.papers["topic_id"].isin([0, 1])))
-    assert broad.topics_of([10]) == (0, 1) and broad.groups_of([1]) == [10]
+    assert broad.topics_of([10]) == (0, 1)
+    assert broad.groups_of([1]) == [10]
     assert broad.topics["colour"].is_unique
 
 
@@ -90,7 +92,8 @@ def test_label_candidates_put_the_chosen_level_first_and_never_repeat_a_text(tre
     shown = np.ones(len(explorer.papers), dtype=bool)
     labels = label_candidates(explorer.levels, 0, shown, *xy(explorer))
     assert [label["t"] for label in labels] == ["Broad theme", "Rewards", "Federated, privacy", "Graphs"]
-    assert labels[0]["s"] > labels[-1]["s"] and all(a["p"] >= b["p"] for a, b in itertools.pairwise(labels))
+    assert labels[0]["s"] > labels[-1]["s"]
+    assert all(a["p"] >= b["p"] for a, b in itertools.pairwise(labels))
     shown[explorer.papers["topic_id"] == 1] = False  # a group with nothing shown gets no label
     assert "Graphs" not in {label["t"] for label in label_candidates(explorer.levels, 0, shown, *xy(explorer))}
     assert (
@@ -112,8 +115,10 @@ def test_a_label_sits_among_its_groups_shown_papers(tree_build):
 
 def test_the_map_script_is_our_own_code_only():
     script = mapview_script()
-    assert script.startswith("<script>") and script.count("</script>") == 1
-    assert "textContent = String(label.t)" in script and "innerHTML" not in script
+    assert script.startswith("<script>")
+    assert script.count("</script>") == 1
+    assert "textContent = String(label.t)" in script
+    assert "innerHTML" not in script
 
 
 SPECS = (
@@ -174,7 +179,8 @@ def test_the_unvalidated_timeline_is_valid_plotly_with_a_series_per_group_and_th
     totals = year_totals(years_of(explorer.papers["year"]))
     figure = timeline_figure(table, explorer.levels[1], totals)
     go.Figure(figure.to_dict())  # full validation, skipped at run time for speed
-    assert [trace.name for trace in figure.data][-1] == "1 other topics" and len(figure.data) == 3
+    assert [trace.name for trace in figure.data][-1] == "1 other topics"
+    assert len(figure.data) == 3
     clicked = {"selection": {"points": [{"customdata": figure.data[0].customdata[0]}]}}
     assert clicked_group(clicked) == table.groupby("group")["papers"].sum().idxmax()
     assert clicked_group({"selection": {"points": [{"customdata": figure.data[-1].customdata[0]}]}}) is None
@@ -205,7 +211,8 @@ def test_the_download_adds_the_broader_topic_and_building_from_it_drops_it_again
     assert f"{BROADER_COLUMN} (metadata)" in frame.columns
     assert is_export(list(frame.columns))
     back = from_export(frame, guarded=False)
-    assert BROADER_COLUMN in back.columns and (back[BROADER_COLUMN] == "a metadata column named like ours").all()
+    assert BROADER_COLUMN in back.columns
+    assert (back[BROADER_COLUMN] == "a metadata column named like ours").all()
     assert "paper_id" not in back.columns
 
 
@@ -241,7 +248,8 @@ def test_long_labels_take_two_lines_and_are_cut_only_after_a_whole_word(tree_bui
     labels = label_candidates(explorer.levels, len(explorer.levels) - 1, np.ones(8, bool), *xy(explorer))
     text = next(label["t"] for label in labels if label["t"].startswith("Federated"))
     first, second = text.split("\n")
-    assert text.endswith("…") and name.startswith(text.replace("\n", " ")[:-1] + " ")
+    assert text.endswith("…")
+    assert name.startswith(text.replace("\n", " ")[:-1] + " ")
     assert abs(len(first) - len(second)) < 12
 
 

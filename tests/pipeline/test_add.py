@@ -39,18 +39,22 @@ def test_near_copies_of_a_builds_papers_join_their_originals_topics_and_places(b
     copies.to_csv(tmp_path / "copies.csv", index=False)
     result = add_papers(path, [tmp_path / "copies.csv"], embedder=fake_embedder, cache_dir=tmp_path / "cache")
     after = read_build(path)
-    assert result.added == 30 and result.papers == 60 and len(after.papers) == 60
+    assert result.added == 30
+    assert result.papers == 60
+    assert len(after.papers) == 60
     old, new = after.papers.iloc[:30], after.papers.iloc[30:]
     pd.testing.assert_frame_equal(old.reset_index(drop=True), before.papers, check_dtype=False)
     assert (new["topic_id"].to_numpy() == old["topic_id"].to_numpy()).mean() >= 0.9
     distance = np.hypot(new["x"].to_numpy() - old["x"].to_numpy(), new["y"].to_numpy() - old["y"].to_numpy())
     assert np.median(distance) < 0.05
-    assert not new["fit_sample"].any() and old["fit_sample"].all()
+    assert not new["fit_sample"].any()
+    assert old["fit_sample"].all()
     np.testing.assert_array_equal(after.embeddings()[:30], before_vectors)
     sizes = after.papers["topic_id"].value_counts()
     assert all(sizes[t] == s for t, s in zip(after.topics["topic_id"], after.topics["size"], strict=True))
     assert after.topics["label"].tolist() == before.topics["label"].tolist()  # labels stay put
-    assert after.manifest["additions"][-1]["papers_added"] == 30 and after.manifest["counts"]["papers"] == 60
+    assert after.manifest["additions"][-1]["papers_added"] == 30
+    assert after.manifest["counts"]["papers"] == 60
     pd.testing.assert_frame_equal(read_model(after).terms, before_terms)  # the topics as fitted: same keywords
     pd.testing.assert_frame_equal(after.topics[["topic_id", "keywords"]], before.topics[["topic_id", "keywords"]])
     saved = load_saved(path / BERTOPIC_DIR).get_topic_info()  # BERTopic's model counts the added papers too
@@ -72,7 +76,8 @@ def test_metadata_of_added_papers_is_kept_and_new_columns_are_missing_for_old_pa
     table.tail(8).assign(doi=[f"10.1/{i:04d}" for i in range(8)]).to_csv(tmp_path / "new.csv", index=False)
     add_papers(path, [tmp_path / "new.csv"], embedder=fake_embedder, cache_dir=tmp_path / "cache")
     papers = read_build(path).papers
-    assert papers["doi"].iloc[:30].isna().all() and papers["doi"].iloc[30:].tolist()[0] == "10.1/0000"
+    assert papers["doi"].iloc[:30].isna().all()
+    assert papers["doi"].iloc[30:].tolist()[0] == "10.1/0000"
     assert papers["year"].tolist() == table["year"].tolist()
 
 
@@ -96,7 +101,8 @@ def test_many_poorly_fitting_papers_suggest_a_rebuild(built, tmp_path, fake_embe
     foreign = [f"Volcanic basalt {i} erupts magma lava plume caldera tephra ash crater {i * 7}" for i in range(12)]
     pd.DataFrame({"abstract": foreign}).to_csv(tmp_path / "foreign.csv", index=False)
     result = add_papers(path, [tmp_path / "foreign.csv"], embedder=fake_embedder, cache_dir=tmp_path / "cache")
-    assert result.poorly_fitting >= 10 and result.rebuild_suggested
+    assert result.poorly_fitting >= 10
+    assert result.rebuild_suggested
     assert read_build(path).papers["fits_poorly"].iloc[30:].sum() == result.poorly_fitting
 
 
@@ -104,7 +110,9 @@ def test_adding_to_a_build_without_a_model_is_one_line(tiny_build_v1, tmp_path, 
     (tmp_path / "new.csv").write_text("abstract\nA new paper on graphs.\n", encoding="utf-8")
     assert main(["add", str(tiny_build_v1), str(tmp_path / "new.csv")]) == 2
     err = capsys.readouterr().err
-    assert err.startswith("error: ") and "no fitted model" in err and err.count("\n") == 1
+    assert err.startswith("error: ")
+    assert "no fitted model" in err
+    assert err.count("\n") == 1
 
 
 @pytest.fixture
@@ -122,7 +130,9 @@ def test_the_add_command_prints_what_it_did(built, tmp_path, capsys, monkeypatch
     monkeypatch.setattr("topic_explorer.pipeline.add.embedder_for", lambda *args, **kwargs: fake_embedder)
     code = main(["add", str(path), str(tmp_path / "new.csv"), "--cache-dir", str(tmp_path / "cache")])
     out = capsys.readouterr().out
-    assert code == 0 and "Added 8 papers to build (now 38)" in out and "topics that grew" in out
+    assert code == 0
+    assert "Added 8 papers to build (now 38)" in out
+    assert "topics that grew" in out
 
 
 def test_an_unknown_build_is_one_line(tmp_path, capsys):
@@ -154,6 +164,7 @@ def test_a_quiet_add_of_several_batches_caches_each_papers_own_vector(built, tmp
     added = build.papers["fit_sample"].to_numpy() == False  # noqa: E712
     texts = build.papers.loc[added, "abstract"].tolist()
     cached = EmbeddingCache(cache_dir, fake_embedder.name).get(texts)
-    assert len(texts) == 30 and all(vector is not None for vector in cached)
+    assert len(texts) == 30
+    assert all(vector is not None for vector in cached)
     np.testing.assert_array_equal(np.stack(cached), build.embeddings()[added])
     np.testing.assert_array_equal(np.stack(cached), fake_embedder.transform(texts))

@@ -68,7 +68,8 @@ def test_a_notebook_opens_the_build_in_bertopic_and_transform_gives_the_topics_a
     seen = json.loads(run.stdout.strip().splitlines()[-1])
     topics = build.topics
     assert seen["topic"] == topics["topic_id"].tolist()
-    assert seen["count"] == topics["size"].tolist() and sum(seen["count"]) == len(build.papers)
+    assert seen["count"] == topics["size"].tolist()
+    assert sum(seen["count"]) == len(build.papers)
     assert seen["label"] == topics["label"].tolist()
     keywords = dict(zip(topics["topic_id"], topics["keywords"], strict=True))
     assert all(seen["words"][str(t)] == list(keywords[t][:5]) for t in topics["topic_id"])
@@ -98,7 +99,8 @@ def test_renames_from_the_dashboard_can_come_along_as_custom_labels(metadata_bui
     add_edit(path, rename(topic, "Renamed <b>by</b> a reader"), by="a test")
     as_fitted = open_in_bertopic(path).get_topic_info().set_index("Topic")["CustomName"]
     edited = open_in_bertopic(path, with_edits=True).get_topic_info().set_index("Topic")["CustomName"]
-    assert edited[topic] == "Renamed <b>by</b> a reader" and as_fitted[topic] != edited[topic]
+    assert edited[topic] == "Renamed <b>by</b> a reader"
+    assert as_fitted[topic] != edited[topic]
     pd.testing.assert_series_equal(edited.drop(topic), as_fitted.drop(topic))
 
 

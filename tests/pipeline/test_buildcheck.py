@@ -120,7 +120,8 @@ def test_crafted_tables_are_refused_in_one_line(build, case):
     rewrite(build, name, change)
     with pytest.raises(UserError, match=re.escape(message)) as refused:
         read_build(build)
-    assert "\n" not in str(refused.value) and f"{name}.parquet" in str(refused.value)
+    assert "\n" not in str(refused.value)
+    assert f"{name}.parquet" in str(refused.value)
 
 
 CRAFTED_MANIFESTS = {
@@ -144,7 +145,8 @@ def test_crafted_manifests_are_refused_in_one_line(build, case):
     set_manifest(build, **fields)
     with pytest.raises(UserError, match=re.escape(message)) as refused:
         read_build(build)
-    assert "\n" not in str(refused.value) and "manifest.json" in str(refused.value)
+    assert "\n" not in str(refused.value)
+    assert "manifest.json" in str(refused.value)
 
 
 def test_a_deeply_nested_manifest_is_damaged_not_a_crash(build):
@@ -201,11 +203,14 @@ def test_the_cli_says_what_is_wrong_in_one_line(build, capsys):
     rewrite(build, "papers", column("topic_id", ["a"] * 8))
     assert main(["evaluate", str(build)]) == 2
     err = capsys.readouterr().err
-    assert err.startswith("error: ") and len(err.strip().splitlines()) == 1 and "Traceback" not in err
+    assert err.startswith("error: ")
+    assert len(err.strip().splitlines()) == 1
+    assert "Traceback" not in err
 
 
 def test_the_documented_columns_and_their_checked_kinds_agree():
-    assert set(PAPER_KINDS) == set(PAPER_COLUMNS) and set(TOPIC_KINDS) == set(TOPIC_COLUMNS)
+    assert set(PAPER_KINDS) == set(PAPER_COLUMNS)
+    assert set(TOPIC_KINDS) == set(TOPIC_COLUMNS)
     assert {"counts", "quality", "embedder", "created_at", "settings"} <= set(MANIFEST_SCHEMA["properties"])
     assert all(field["description"] for field in MANIFEST_SCHEMA["properties"].values())
 

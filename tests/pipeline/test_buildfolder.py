@@ -20,23 +20,30 @@ def test_build_has_the_documented_schema(metadata_build):
     assert build.metadata_columns == ["year", "venue"]
     assert set(TOPIC_COLUMNS) <= set(build.topics.columns)
     papers, topics = build.papers, build.topics
-    assert papers["paper_id"].is_unique and papers["topic_id"].dtype == np.int64
+    assert papers["paper_id"].is_unique
+    assert papers["topic_id"].dtype == np.int64
     assert papers["fits_poorly"].dtype == bool
-    assert papers["confidence"].between(0, 1).all() and papers[["x", "y"]].stack().between(0, 1).all()
+    assert papers["confidence"].between(0, 1).all()
+    assert papers[["x", "y"]].stack().between(0, 1).all()
     assert set(papers["topic_id"]) == set(topics["topic_id"])
     sizes = papers["topic_id"].value_counts()
     assert all(sizes[row.topic_id] == row.size for row in topics.itertuples())
     assert all(isinstance(k, str) for ks in topics["keywords"] for k in ks)
     assert all(len(k) == len(w) for k, w in zip(topics["keywords"], topics["keyword_weights"], strict=True))
     embeddings = build.embeddings()
-    assert embeddings.dtype == np.float32 and len(embeddings) == len(papers)
+    assert embeddings.dtype == np.float32
+    assert len(embeddings) == len(papers)
     manifest = build.manifest
     assert manifest["schema_version"] == SCHEMA_VERSION
-    assert manifest["inputs"][0]["sha256"] and manifest["counts"]["papers"] == len(papers)
+    assert manifest["inputs"][0]["sha256"]
+    assert manifest["counts"]["papers"] == len(papers)
     assert set(STAGES) - {"write"} == set(manifest["seconds"])
-    assert manifest["settings"]["embedder"] == "tfidf" and manifest["settings"]["seed"] == 1
-    assert "seed" not in manifest and "fit_sample" not in manifest  # each value once (schema 3)
-    assert "cache_dir" not in manifest["settings"] and "versions" in manifest
+    assert manifest["settings"]["embedder"] == "tfidf"
+    assert manifest["settings"]["seed"] == 1
+    assert "seed" not in manifest
+    assert "fit_sample" not in manifest  # each value once (schema 3)
+    assert "cache_dir" not in manifest["settings"]
+    assert "versions" in manifest
     assert manifest["created_at"].endswith("+00:00")
 
 
@@ -102,12 +109,14 @@ def test_bad_builds_are_refused_with_the_command_that_makes_one(metadata_build, 
 
 def test_a_build_keeps_its_fitted_model_without_pickle(metadata_build):
     build = read_build(metadata_build)
-    assert build.has_model and {p.name for p in (metadata_build / "model").iterdir()} == set(MODEL_FILES)
+    assert build.has_model
+    assert {p.name for p in (metadata_build / "model").iterdir()} == set(MODEL_FILES)
     parts = read_model(build)  # np.load(..., allow_pickle=False) inside
     assert parts.topics.topic_ids.tolist() == sorted(build.topics["topic_id"])
     assert parts.topics.centres.shape == (len(build.topics), build.embeddings().shape[1])
     assert set(parts.terms.columns) == {"topic_id", "term", "count", "papers"}
-    assert parts.embedder_state is not None and len(parts.embedder_state["terms"]) > 100  # a TF-IDF build
+    assert parts.embedder_state is not None
+    assert len(parts.embedder_state["terms"]) > 100  # a TF-IDF build
     assert build.papers["fit_sample"].all()
 
 

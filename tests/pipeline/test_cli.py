@@ -21,26 +21,36 @@ def test_help_explains_the_commands(capsys):
         main(["--help"])
     assert exit_.value.code == 0
     out = capsys.readouterr().out
-    assert "build" in out and "serve" in out and "evaluate" in out
+    assert "build" in out
+    assert "serve" in out
+    assert "evaluate" in out
 
 
 def test_build_prints_a_closing_summary(capsys, metadata_corpus, tmp_path):
     code, out, _ = run(capsys, "build", metadata_corpus, "--out", tmp_path / "b", "--embedder", "tfidf")
     assert code == 0
-    assert "Built 38 papers into" in out and "time: ingest" in out and str(tmp_path / "b") in out
+    assert "Built 38 papers into" in out
+    assert "time: ingest" in out
+    assert str(tmp_path / "b") in out
 
 
 def test_quiet_build_prints_nothing(capsys, metadata_corpus, tmp_path):
     code, out, err = run(capsys, "build", metadata_corpus, "--out", tmp_path / "b", "--embedder", "tfidf", "--quiet")
-    assert code == 0 and out == "" and err == ""
+    assert code == 0
+    assert out == ""
+    assert err == ""
 
 
 def test_evaluate_prints_a_table_and_json(capsys, metadata_build):
     code, out, _ = run(capsys, "evaluate", metadata_build, "--label-column", "venue")
-    assert code == 0 and "coherence (NPMI)" in out and "agreement with labels" in out
+    assert code == 0
+    assert "coherence (NPMI)" in out
+    assert "agreement with labels" in out
     code, out, _ = run(capsys, "evaluate", metadata_build, "--json")
     figures = json.loads(out)
-    assert code == 0 and -1 <= figures["coherence_npmi"] <= 1 and len(figures["per_topic"]) == figures["topics"]
+    assert code == 0
+    assert -1 <= figures["coherence_npmi"] <= 1
+    assert len(figures["per_topic"]) == figures["topics"]
 
 
 def write(path, content):
@@ -88,37 +98,46 @@ def test_bad_input_is_one_line_exit_2_and_nothing_written(capsys, tmp_path, case
     out_dir = tmp_path / "build"
     code, _, err = run(capsys, "build", source, "--out", out_dir, "--embedder", "tfidf", *options)
     assert code == 2
-    assert err.startswith("error: ") and message in err
-    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+    assert err.startswith("error: ")
+    assert message in err
+    assert len(err.strip().splitlines()) == 1
+    assert "Traceback" not in err
     assert not out_dir.exists()
 
 
 def test_an_input_file_after_topics_is_not_mistaken_for_a_topic_name(capsys, tmp_path, metadata_corpus):
     code, _, err = run(capsys, "build", "--topics", "LoRA", metadata_corpus, "--out", tmp_path / "b")
-    assert code == 2 and "put input files before --topics" in err and not (tmp_path / "b").exists()
+    assert code == 2
+    assert "put input files before --topics" in err
+    assert not (tmp_path / "b").exists()
 
 
 def test_out_folder_holding_other_files_is_refused_before_any_work(capsys, tmp_path, metadata_corpus):
     (tmp_path / "notes.txt").write_text("mine")
     code, _, err = run(capsys, "build", metadata_corpus, "--out", tmp_path, "--embedder", "tfidf")
-    assert code == 2 and "is not a Topic Explorer build" in err
+    assert code == 2
+    assert "is not a Topic Explorer build" in err
     assert [p.name for p in tmp_path.iterdir()] == ["notes.txt"]
 
 
 def test_evaluate_with_an_unknown_label_column_lists_the_columns(capsys, metadata_build):
     code, _, err = run(capsys, "evaluate", metadata_build, "--label-column", "field")
-    assert code == 2 and "metadata columns: year, venue" in err
+    assert code == 2
+    assert "metadata columns: year, venue" in err
 
 
 def test_evaluate_on_a_missing_build_says_how_to_make_one(capsys, tmp_path):
     code, _, err = run(capsys, "evaluate", tmp_path / "none")
-    assert code == 2 and "topic-explorer build" in err
+    assert code == 2
+    assert "topic-explorer build" in err
 
 
 def test_an_error_quoting_a_line_break_still_prints_one_line(capsys, tmp_path):
     (tmp_path / "odd.csv").write_text('"col\nwith a break",other\nx,y\n', encoding="utf-8")
     code, _, err = run(capsys, "build", tmp_path / "odd.csv", "--out", tmp_path / "b", "--embedder", "tfidf")
-    assert code == 2 and err.count("\n") == 1 and "col with a break" in err
+    assert code == 2
+    assert err.count("\n") == 1
+    assert "col with a break" in err
 
 
 def test_the_summary_says_paper_for_a_topic_of_one_and_keeps_labels_in_line():
@@ -134,10 +153,15 @@ def test_build_title_names_the_corpus_in_the_manifest(capsys, metadata_corpus, t
     code, _, _ = run(capsys, "build", metadata_corpus, "--out", tmp_path / "b", "--embedder", "tfidf", "--quiet",
                      "--title", "  ICLR   2025 submissions ")  # fmt: skip
     manifest = json.loads((tmp_path / "b" / "manifest.json").read_text())
-    assert code == 0 and manifest["title"] == "ICLR 2025 submissions" and "title" not in manifest["settings"]
+    assert code == 0
+    assert manifest["title"] == "ICLR 2025 submissions"
+    assert "title" not in manifest["settings"]
 
 
 @pytest.mark.parametrize(("title", "says"), [("   ", "--title is empty"), ("x" * 201, "at most 200")])
 def test_an_empty_or_overlong_title_is_one_line_and_exit_2(capsys, metadata_corpus, tmp_path, title, says):
     code, _, err = run(capsys, "build", metadata_corpus, "--out", tmp_path / "b", "--title", title)
-    assert code == 2 and says in err and len(err.strip().splitlines()) == 1 and not (tmp_path / "b").exists()
+    assert code == 2
+    assert says in err
+    assert len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "b").exists()

@@ -112,8 +112,10 @@ def test_a_piece_of_the_graph_too_small_for_a_topic_is_left_out():
     blocks = [np.ones((30, 30)), np.ones((25, 25)), np.ones((2, 2))]
     graph = sparse.csr_matrix(sparse.block_diag(blocks))
     labels = find_clusters(graph, TopicParameters(8, 5, 2, 3))
-    assert labels[-2:].tolist() == [-1, -1] and set(labels[:55]) == {0, 1}
-    assert len(set(labels[:30])) == 1 and len(set(labels[30:55])) == 1
+    assert labels[-2:].tolist() == [-1, -1]
+    assert set(labels[:55]) == {0, 1}
+    assert len(set(labels[:30])) == 1
+    assert len(set(labels[30:55])) == 1
 
 
 @settings(max_examples=10, deadline=None)

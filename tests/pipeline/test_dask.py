@@ -77,7 +77,8 @@ def test_papers_outside_the_fit_sample_are_assigned_the_same_way_on_a_cluster(cl
         engine.close()
     builds_equal(here.path, there.path)
     papers = read_build(there.path).papers
-    assert papers["fit_sample"].sum() == 1000 and len(papers) == 2600
+    assert papers["fit_sample"].sum() == 1000
+    assert len(papers) == 2600
 
 
 class Recording(FakeEmbedder):
@@ -118,7 +119,8 @@ def test_a_worker_that_dies_mid_build_is_replaced_and_the_task_retried(metadata_
                            embedder=DiesOnce(tmp_path / "marker"), engine=engine)  # fmt: skip
     finally:
         engine.close()
-    assert (tmp_path / "marker").exists() and len(read_build(result.path).papers) == 38
+    assert (tmp_path / "marker").exists()
+    assert len(read_build(result.path).papers) == 38
 
 
 def test_workers_that_keep_dying_end_the_build_in_one_line_and_keep_the_previous_build(metadata_corpus, tmp_path):
@@ -138,8 +140,10 @@ def test_workers_that_keep_dying_end_the_build_in_one_line_and_keep_the_previous
 def test_an_unreachable_scheduler_is_one_line(metadata_corpus, tmp_path, capsys):
     code = main(["build", str(metadata_corpus), "--out", str(tmp_path / "b"), "--dask", "tcp://127.0.0.1:9"])
     err = capsys.readouterr().err
-    assert code == 2 and err.startswith("error: cannot reach the Dask scheduler at tcp://127.0.0.1:9")
-    assert err.count("\n") == 1 and not (tmp_path / "b").exists()
+    assert code == 2
+    assert err.startswith("error: cannot reach the Dask scheduler at tcp://127.0.0.1:9")
+    assert err.count("\n") == 1
+    assert not (tmp_path / "b").exists()
 
 
 @pytest.mark.parametrize("value", ["local:0", "local:x"])
@@ -176,10 +180,12 @@ def test_every_path_with_small_batches_agrees_on_vectors_topics_and_the_cache(cl
     finally:
         engine.close()
     added = read_build(there.path)
-    assert added.papers["fit_sample"].sum() == 20 and len(added.papers) == 38
+    assert added.papers["fit_sample"].sum() == 20
+    assert len(added.papers) == 38
     counting = Recording()
     again = run_build([tmp_path / "first.csv", tmp_path / "rest.csv"], tmp_path / "again", settings, embedder=counting)
-    assert counting.texts and not set(counting.texts) & set(table["abstract"])  # abstracts all came from the cache
+    assert counting.texts
+    assert not set(counting.texts) & set(table["abstract"])  # abstracts all came from the cache
     rebuilt = read_build(again.path)
     order = rebuilt.papers["paper_id"].map(dict(zip(added.papers["paper_id"], range(38), strict=True)))
     np.testing.assert_array_equal(rebuilt.embeddings(), added.embeddings()[order.to_numpy()])

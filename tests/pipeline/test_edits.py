@@ -42,8 +42,11 @@ def test_a_merge_joins_papers_sizes_and_keywords(folder):
     build = read_build(folder)
     assert sorted(build.topics["topic_id"]) == [0, 1]
     merged = build.topics.set_index("topic_id").loc[0]
-    assert merged["size"] == 5 and merged["label"] == "Federated rewards" and np.isnan(merged["coherence"])
-    assert {"kw0-0", "kw2-0"} <= set(merged["keywords"]) and len(merged["keywords"]) == len(merged["keyword_weights"])
+    assert merged["size"] == 5
+    assert merged["label"] == "Federated rewards"
+    assert np.isnan(merged["coherence"])
+    assert {"kw0-0", "kw2-0"} <= set(merged["keywords"])
+    assert len(merged["keywords"]) == len(merged["keyword_weights"])
     assert (build.papers["topic_id"] != 2).all()
 
 
@@ -52,7 +55,8 @@ def test_moving_papers_changes_their_topic_and_forgets_their_confidence(folder):
     edits.add_edit(folder, edits.move([*ids, "p-not-in-build"], 2), by="a test")
     build = read_build(folder)
     moved = build.papers.set_index("paper_id").loc[ids]
-    assert (moved["topic_id"] == 2).all() and moved["confidence"].isna().all()
+    assert (moved["topic_id"] == 2).all()
+    assert moved["confidence"].isna().all()
     assert build.topics.set_index("topic_id")["size"].to_dict() == {0: 3, 1: 1, 2: 4}
 
 
@@ -71,7 +75,8 @@ def test_evaluate_scores_the_edited_topics(folder, capsys):
     edits.add_edit(folder, edits.merge([0, 1], into=1, label="Merged"), by="a test")
     assert main(["evaluate", str(folder), "--json"]) == 0
     figures = json.loads(capsys.readouterr().out)
-    assert figures["topics"] == 2 and "Merged" in {t["label"] for t in figures["per_topic"]}
+    assert figures["topics"] == 2
+    assert "Merged" in {t["label"] for t in figures["per_topic"]}
 
 
 def _rename_many(folder, worker):
@@ -140,6 +145,7 @@ def test_add_keeps_the_edits_as_an_overlay(tmp_path, metadata_corpus):
     original = read_build(path).topics.set_index("topic_id").loc[0, "label"]
     edits.add_edit(path, edits.rename(0, "My name"), by="a test")
     add_papers(path, [tmp_path / "more.csv"], embedder=FakeEmbedder(), cache_dir=tmp_path / "cache")
-    assert len(read_build(path).papers) == 38 and edits.read_edits(path) == [edits.rename(0, "My name")]
+    assert len(read_build(path).papers) == 38
+    assert edits.read_edits(path) == [edits.rename(0, "My name")]
     assert read_build(path).topics.set_index("topic_id").loc[0, "label"] == "My name"
     assert read_build(path, with_edits=False).topics.set_index("topic_id").loc[0, "label"] == original

@@ -60,7 +60,8 @@ def test_tfidf_embedder_gives_unit_vectors_and_embeds_new_text_in_the_same_space
     texts = load_corpus(sample_files()).papers["abstract"].tolist()
     embedder = TfidfEmbedder(seed=1).fit(texts)
     vectors = embedder.transform(texts)
-    assert vectors.shape[0] == 38 and vectors.dtype == np.float32
+    assert vectors.shape[0] == 38
+    assert vectors.dtype == np.float32
     np.testing.assert_allclose(np.linalg.norm(vectors, axis=1), 1.0, rtol=1e-5)
     query = embedder.transform(["federated learning clients"])
     federated = [i for i, t in enumerate(texts) if t.lower().count("federated") >= 2]
@@ -75,7 +76,8 @@ def test_minilm_windows_cover_the_whole_of_a_long_abstract():
     windows = embedder._windows(model, long_text)
     assert len(windows) > 2
     assert all(n <= embedder.window - 2 for _, n in windows)
-    assert windows[0][0].startswith(long_text[:30]) and windows[-1][0].endswith(long_text[-30:])
+    assert windows[0][0].startswith(long_text[:30])
+    assert windows[-1][0].endswith(long_text[-30:])
 
 
 @pytest.mark.model

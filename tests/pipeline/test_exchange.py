@@ -33,7 +33,8 @@ def test_other_texts_are_left_alone(text):
 
 
 def test_an_apostrophe_the_text_already_had_before_a_formula_is_kept_by_a_second_one():
-    assert guard("'=1") == "''=1" and unguard("''=1") == "'=1"
+    assert guard("'=1") == "''=1"
+    assert unguard("''=1") == "'=1"
 
 
 @given(tricky_text)
@@ -51,7 +52,8 @@ def test_a_guarded_text_never_starts_like_a_formula(text):
 def test_metadata_names_the_export_uses_get_a_suffix_that_re_import_removes():
     for name in ["keywords", "title", "notes (metadata)", "venue"]:
         assert metadata_name(export_name(name)) == name
-    assert export_name("keywords") == "keywords (metadata)" and export_name("venue") == "venue"
+    assert export_name("keywords") == "keywords (metadata)"
+    assert export_name("venue") == "venue"
 
 
 def test_an_export_is_recognised_and_read_back_as_papers_and_metadata():
@@ -62,7 +64,8 @@ def test_an_export_is_recognised_and_read_back_as_papers_and_metadata():
             "'=odd name": ["'-5"],
         }
     )
-    assert is_export(list(rows.columns)) and not is_export(["title", "abstract"])
+    assert is_export(list(rows.columns))
+    assert not is_export(["title", "abstract"])
     back = from_export(rows, guarded=True)
     assert list(back.columns) == ["title", "abstract", "keywords", "=odd name"]
     assert back.iloc[0].tolist() == ["x", "x", "=mine", "-5"]

@@ -24,7 +24,8 @@ def run(capsys, *argv):
 @pytest.mark.parametrize("extension", sorted(EXPORT_FORMATS))
 def test_every_format_writes_the_bytes_the_dashboard_downloads(capsys, metadata_build, tmp_path, extension):
     code, _, err = run(capsys, "export", metadata_build, "--out", tmp_path / f"all.{extension}")
-    assert code == 0 and "Wrote 38 papers" in err
+    assert code == 0
+    assert "Wrote 38 papers" in err
     build = read_build(metadata_build)
     expected = export_bytes(select(build, np.arange(38)), EXPORT_FORMATS[extension])
     written = (tmp_path / f"all.{extension}").read_bytes()
@@ -51,7 +52,8 @@ def test_a_topic_is_chosen_by_id_or_by_label_at_a_level(capsys, metadata_build, 
     topic = build.topics.iloc[0]
     run(capsys, "export", metadata_build, "--topic", topic["label"], "--out", tmp_path / "fine.jsonl")
     exported = pd.read_json(tmp_path / "fine.jsonl", lines=True)
-    assert set(exported["topic_id"]) == {topic["topic_id"]} and len(exported) == topic["size"]
+    assert set(exported["topic_id"]) == {topic["topic_id"]}
+    assert len(exported) == topic["size"]
 
 
 def test_a_query_exports_the_papers_search_finds_in_the_same_order(capsys, metadata_build, tmp_path):
@@ -77,7 +79,10 @@ def test_a_query_exports_the_papers_search_finds_in_the_same_order(capsys, metad
 )
 def test_a_mistake_is_one_line_exit_2_and_nothing_written(capsys, metadata_build, tmp_path, arguments, message):
     code, out, err = run(capsys, "export", metadata_build, *[a.format(tmp=tmp_path) for a in arguments])
-    assert code == 2 and message in err and err.count("\n") == 1 and not out
+    assert code == 2
+    assert message in err
+    assert err.count("\n") == 1
+    assert not out
     assert list(tmp_path.iterdir()) == []
 
 
@@ -90,8 +95,10 @@ def test_a_failed_export_leaves_the_previous_file_as_it_was(capsys, metadata_bui
 
     monkeypatch.setitem(EXPORT_FORMATS, "csv", EXPORT_FORMATS["csv"].__class__("CSV", "csv", "text/csv", broken))
     code, _, err = run(capsys, "export", metadata_build, "--out", target)
-    assert code == 2 and "No space left" in err
-    assert target.read_text() == "the previous export" and [p.name for p in tmp_path.iterdir()] == ["papers.csv"]
+    assert code == 2
+    assert "No space left" in err
+    assert target.read_text() == "the previous export"
+    assert [p.name for p in tmp_path.iterdir()] == ["papers.csv"]
 
 
 @pytest.fixture(scope="module")

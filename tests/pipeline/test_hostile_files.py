@@ -51,8 +51,11 @@ def assert_built_or_refused(code: int, err: str, out: Path) -> str:
         read_build(out)
         return "built"
     assert code == 2, err
-    assert err.startswith("error: ") and err.count("\n") == 1 and "Traceback" not in err, err
-    assert not out.exists() and not list(out.parent.glob(f".{out.name}.*"))  # nothing half-written beside it
+    assert err.startswith("error: "), err
+    assert err.count("\n") == 1, err
+    assert "Traceback" not in err, err
+    assert not out.exists()
+    assert not list(out.parent.glob(f".{out.name}.*"))  # nothing half-written beside it
     return "refused"
 
 
@@ -102,7 +105,8 @@ def test_any_table_is_ingested_or_refused_in_one_line(tmp_path_factory, columns,
         corpus = load_corpus([path])
     except UserError:
         return  # refused with a message: fine; any other exception fails the test
-    assert corpus.papers["paper_id"].is_unique and (corpus.papers["abstract"] != "").all()
+    assert corpus.papers["paper_id"].is_unique
+    assert (corpus.papers["abstract"] != "").all()
 
 
 JUNK = st.text(alphabet=st.characters(codec="utf-8"), max_size=40)
@@ -256,7 +260,9 @@ def test_a_gzip_bomb_stops_at_the_size_limit(capsys, tmp_path, monkeypatch):
     path = tmp_path / "papers.csv.gz"
     path.write_bytes(gzip.compress(b"abstract\n" + b"a" * (5 << 20)))
     code, err = build(capsys, path, tmp_path / "out")
-    assert code == 2 and "is larger than" in err and "once decompressed; split it" in err
+    assert code == 2
+    assert "is larger than" in err
+    assert "once decompressed; split it" in err
 
 
 # --- garbage: time and memory, in a process of its own ---------------------------------------------------------
@@ -288,7 +294,10 @@ def garbage_is_refused_in_bounded_memory(folder: Path, megabytes: int) -> None:
             file.write(os.urandom(1 << 20))
     _, _, baseline_kb = build_in_a_process(small, folder / "out")
     code, err, peak_kb = build_in_a_process(big, folder / "out")
-    assert code == 2 and err.startswith("error: ") and err.count("\n") == 1 and "looks binary" in err, err
+    assert code == 2, err
+    assert err.startswith("error: "), err
+    assert err.count("\n") == 1, err
+    assert "looks binary" in err, err
     assert not (folder / "out").exists()
     assert peak_kb < baseline_kb + 32 * 1024, (peak_kb, baseline_kb)  # far below the file's size
 

@@ -22,7 +22,8 @@ def csv(tmp_path, name, frame):
 def test_sample_loads_38_papers_with_ids_titles_and_source_file():
     corpus = load_corpus(sample_files())
     papers = corpus.papers
-    assert len(papers) == 38 and corpus.titles_derived == 38
+    assert len(papers) == 38
+    assert corpus.titles_derived == 38
     assert papers["paper_id"].is_unique
     assert (papers["title"].str.len() > 0).all()
     assert set(papers["source_file"]) == {"neurips2025_part1.txt", "neurips2025_part2.txt"}
@@ -32,7 +33,8 @@ def test_abstract_and_title_columns_are_found_by_name_and_others_kept(tmp_path):
     path = csv(tmp_path, "p.csv", pd.DataFrame({"Paper Title": ["T1", "T2"], "Summary": [A1, A2], "venue": ["X", "Y"]}))
     papers = load_corpus([path]).papers
     assert list(papers.columns) == ["paper_id", "title", "abstract", "venue"]
-    assert papers["title"].tolist() == ["T1", "T2"] and papers["abstract"].tolist() == [A1, A2]
+    assert papers["title"].tolist() == ["T1", "T2"]
+    assert papers["abstract"].tolist() == [A1, A2]
 
 
 def test_columns_can_be_named_explicitly(tmp_path):
@@ -99,7 +101,8 @@ def test_json_strings_stay_strings_json_numbers_numbers_and_lists_become_json_te
     path.write_text("".join(json.dumps(row) + "\n" for row in rows))
     papers = load_corpus([path]).papers
     assert papers["id"].tolist() == ["2601.14530", "2510.16470"]
-    assert papers["year"].tolist() == [2024, 2025] and str(papers["year"].dtype) == "Int64"
+    assert papers["year"].tolist() == [2024, 2025]
+    assert str(papers["year"].dtype) == "Int64"
     assert papers["tags"].tolist() == ['["a", "b"]', '["c"]']
 
 

@@ -130,7 +130,8 @@ def test_readers_never_find_the_build_missing_while_it_is_replaced(tmp_path):
     done.set()
     watcher.join()
     assert missing == []
-    assert read_build(out).manifest["version"] == 199 and [p.name for p in tmp_path.iterdir()] == ["build"]
+    assert read_build(out).manifest["version"] == 199
+    assert [p.name for p in tmp_path.iterdir()] == ["build"]
 
 
 def variants_corpus(folder: Path, run: int, copies: int = 4) -> Path:

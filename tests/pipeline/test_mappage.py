@@ -37,15 +37,21 @@ def build(tmp_path_factory):
 def test_embedded_json_cannot_end_its_script_element_and_reads_back_the_same():
     value = {"title": "</script><script>alert(1)</script> <!-- x --> a\u2028b\u2029c & d"}
     text = embedded_json(value)
-    assert "</" not in text and "<!--" not in text and "\u2028" not in text and "\u2029" not in text
+    assert "</" not in text
+    assert "<!--" not in text
+    assert "\u2028" not in text
+    assert "\u2029" not in text
     assert json.loads(text) == value
 
 
 def test_the_page_holds_plotly_and_the_data_once_and_fetches_nothing(build):
     html = map_page_bytes(select(build, np.arange(8))).decode("utf-8")
     assert html.count('<script type="application/json" id="te-data">') == 1
-    assert "Plotly" in html and "/*PLOTLY*/" not in html and "/*DATA*/" not in html
-    assert "default-src 'none'" in html and "connect-src 'none'" in html  # the page's own policy forbids fetching
+    assert "Plotly" in html
+    assert "/*PLOTLY*/" not in html
+    assert "/*DATA*/" not in html
+    assert "default-src 'none'" in html
+    assert "connect-src 'none'" in html  # the page's own policy forbids fetching
     assert "https://cdn" not in html.split("<script>", 1)[0]
 
 
@@ -61,7 +67,8 @@ def test_themes_come_from_the_topic_tree_and_links_are_only_web_addresses(build)
 def test_a_big_selection_draws_the_dashboards_sample_and_says_so(build, monkeypatch):
     monkeypatch.setenv(MAP_POINTS_ENV, "5")
     data = page_data(select(build, np.arange(8)))
-    assert len(data["papers"]["x"]) == 5 and "Drawing 5 of 8 papers" in data["notes"][0]
+    assert len(data["papers"]["x"]) == 5
+    assert "Drawing 5 of 8 papers" in data["notes"][0]
 
 
 def test_abstracts_past_the_budget_are_cut_to_an_equal_share_and_the_page_says_so(build, monkeypatch):

@@ -65,7 +65,9 @@ def test_a_csv_column_of_whole_numbers_becomes_integers_and_keeps_its_gaps():
 def test_a_csv_column_of_exact_decimals_becomes_floats():
     typed = typed_text_column(cells("0.1", "2.5", "3", None, "-0.0001", "100.0"))
     assert typed.dtype == np.float64
-    assert typed.tolist()[:3] == [0.1, 2.5, 3.0] and np.isnan(typed[3]) and typed.tolist()[4:] == [-0.0001, 100.0]
+    assert typed.tolist()[:3] == [0.1, 2.5, 3.0]
+    assert np.isnan(typed[3])
+    assert typed.tolist()[4:] == [-0.0001, 100.0]
 
 
 def test_empty_csv_cells_are_missing_not_nan_text_or_zero():
@@ -78,7 +80,8 @@ def test_a_number_written_by_number_text_reads_back_as_the_same_number(number):
     text = number_text(number)
     assert "e" not in text.lower()
     typed = typed_text_column(cells(text))
-    assert typed.tolist() == [number] and type(typed.tolist()[0]) is type(number)
+    assert typed.tolist() == [number]
+    assert type(typed.tolist()[0]) is type(number)
 
 
 @given(st.text(alphabet="0123456789.-+e ", max_size=12))
@@ -97,11 +100,14 @@ def test_json_strings_stay_strings_and_numbers_stay_numbers():
         None,
     ]
     years = typed_json_column(pd.Series([2024, None, 2026], dtype=object))
-    assert str(years.dtype) == "Int64" and years.tolist() == [2024, pd.NA, 2026]
+    assert str(years.dtype) == "Int64"
+    assert years.tolist() == [2024, pd.NA, 2026]
     scores = typed_json_column(pd.Series([1, 2.5], dtype=object))
-    assert scores.dtype == np.float64 and scores.tolist() == [1.0, 2.5]
+    assert scores.dtype == np.float64
+    assert scores.tolist() == [1.0, 2.5]
     flags = typed_json_column(pd.Series([True, None, False], dtype=object))
-    assert str(flags.dtype) == "boolean" and flags.tolist() == [True, pd.NA, False]
+    assert str(flags.dtype) == "boolean"
+    assert flags.tolist() == [True, pd.NA, False]
 
 
 def test_a_json_column_mixing_strings_with_other_values_is_text_with_those_values_as_json():
@@ -126,7 +132,8 @@ def test_parquet_keeps_its_types_and_only_empty_text_becomes_missing():
     stamps = pd.Series(pd.to_datetime(["2024-01-05", "2025-02-01"]))
     assert typed_parquet_column(stamps) is stamps
     texts = typed_parquet_column(pd.Series(["007", "", None], dtype="str"))
-    assert texts.tolist()[0] == "007" and texts.isna().tolist() == [False, True, True]
+    assert texts.tolist()[0] == "007"
+    assert texts.isna().tolist() == [False, True, True]
 
 
 def merged(*files: pd.Series) -> list[pd.Series]:
@@ -138,13 +145,16 @@ def test_columns_merged_from_several_files_keep_a_shared_type_or_become_text():
     ints = pd.Series(pd.array([5, None], dtype="Int64"))
     empty = pd.Series([None, None], dtype=object)  # a file without the column
     first, second = merged(ints, empty)
-    assert str(first.dtype) == str(second.dtype) == "Int64" and second.isna().all()
+    assert str(first.dtype) == str(second.dtype) == "Int64"
+    assert second.isna().all()
     flags = merged(pd.Series(pd.array([True, None], dtype="boolean")), empty)
     assert str(flags[0].dtype) == "boolean"
     texts = merged(pd.Series(pd.array([2024], dtype="Int64")), pd.Series(["2601.14530", None], dtype=object))
-    assert texts[0].tolist() == ["2024"] and texts[1].tolist() == ["2601.14530", None]
+    assert texts[0].tolist() == ["2024"]
+    assert texts[1].tolist() == ["2601.14530", None]
     mixed = merged(pd.Series(pd.array([3], dtype="Int64")), pd.Series([0.5], dtype="float64"))
-    assert [str(m.dtype) for m in mixed] == ["float64", "float64"] and mixed[0].tolist() == [3.0]
+    assert [str(m.dtype) for m in mixed] == ["float64", "float64"]
+    assert mixed[0].tolist() == [3.0]
     huge = merged(pd.Series(pd.array([2**60], dtype="Int64")), pd.Series([0.5], dtype="float64"))
     assert huge[0].tolist() == [str(2**60)]  # a float would round it: text keeps it exactly
 
@@ -158,8 +168,12 @@ def test_a_parquet_type_survives_when_every_file_has_it():
 
 
 def test_every_value_has_one_text_form():
-    assert value_text(np.int64(7)) == "7" and value_text(1e-7) == "0.0000001" and value_text(3.0) == "3.0"
-    assert value_text(True) == "true" and value_text(pd.NA) is None and value_text("") is None
+    assert value_text(np.int64(7)) == "7"
+    assert value_text(1e-7) == "0.0000001"
+    assert value_text(3.0) == "3.0"
+    assert value_text(True) == "true"
+    assert value_text(pd.NA) is None
+    assert value_text("") is None
     assert value_text(datetime.date(2024, 1, 5)) == "2024-01-05"
     assert value_text(pd.Timestamp("2024-01-05T10:00")) == "2024-01-05T10:00:00"
     assert value_text({"a": [1]}) == '{"a": [1]}'

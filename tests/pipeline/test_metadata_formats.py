@@ -103,6 +103,7 @@ def test_every_metadata_value_comes_out_of_the_build_as_it_went_in(records, tmp_
         got = [value.item() if hasattr(value, "item") else value for value in papers[column].tolist()]
         mismatched = [(g, w) for g, w in zip(got, wanted, strict=True) if not same(g, w)]
         assert not mismatched, (column, mismatched)
-    assert str(papers["year"].dtype) == "Int64" and str(papers["count"].dtype) == "Int64"
+    assert str(papers["year"].dtype) == "Int64"
+    assert str(papers["count"].dtype) == "Int64"
     assert papers["score"].dtype == "float64"
     assert str(papers["open"].dtype) == ("boolean" if fmt in ("json", "jsonl", "parquet") else "str")

@@ -110,14 +110,18 @@ def test_each_paper_joins_the_name_it_is_clearly_closest_to():
     match = match_named_topics(names, ABSTRACTS, EMBEDDINGS, NAMES, threshold=0.8)
     joined = {name: [i for i in range(len(ABSTRACTS)) if match.paper_name[i] == j] for j, name in enumerate(names)}
     assert joined == {"federated learning": [0, 1], "LoRA": [2, 3], "RLHF": [4, 5]}
-    assert (match.paper_name[8:] == -1).all() and match.unmatched() == {}
+    assert (match.paper_name[8:] == -1).all()
+    assert match.unmatched() == {}
 
 
 def test_closeness_through_a_shared_word_alone_does_not_join_a_name():
     """The tabular-RL papers score high for RLHF, but neither says RLHF nor sits next to a paper that does."""
     match = match_named_topics(["RLHF"], ABSTRACTS, EMBEDDINGS, NAMES, threshold=0.5)
-    assert match.paper_score[6] >= 0.5 and match.paper_name[6] == -1 and match.paper_name[7] == -1
-    assert match.paper_name[4] == 0 and match.paper_name[5] == 0
+    assert match.paper_score[6] >= 0.5
+    assert match.paper_name[6] == -1
+    assert match.paper_name[7] == -1
+    assert match.paper_name[4] == 0
+    assert match.paper_name[5] == 0
 
 
 def test_a_name_no_paper_uses_rests_on_the_papers_closest_to_it():
@@ -137,7 +141,9 @@ def test_a_paper_joins_the_best_name_that_takes_it():
         }
     )
     match = match_named_topics(["RLHF", "tabular reinforcement learning"], ABSTRACTS, EMBEDDINGS, names, threshold=0.5)
-    assert match.paper_name[4] == 0 and match.paper_name[6] == 1 and match.paper_name[7] == 1
+    assert match.paper_name[4] == 0
+    assert match.paper_name[6] == 1
+    assert match.paper_name[7] == 1
 
 
 def test_a_higher_threshold_keeps_fewer_papers():
@@ -155,7 +161,8 @@ def test_a_name_foreign_to_the_corpus_matches_nothing_and_is_reported():
 
 def test_no_names_match_no_papers():
     match = match_named_topics([], ABSTRACTS, EMBEDDINGS, NAMES, threshold=1)
-    assert (match.paper_name == -1).all() and match.unmatched() == {}
+    assert (match.paper_name == -1).all()
+    assert match.unmatched() == {}
 
 
 @pytest.fixture(scope="module")

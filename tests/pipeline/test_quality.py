@@ -38,7 +38,8 @@ def test_agreement_is_perfect_for_a_relabelled_partition_and_ignores_missing_lab
     labels = pd.Series(["x", "x", "y", "y", None])
     agreement = label_agreement(topics, labels)
     assert agreement["labelled_papers"] == 4
-    assert math.isclose(agreement["nmi"], 1.0) and math.isclose(agreement["ari"], 1.0)
+    assert math.isclose(agreement["nmi"], 1.0)
+    assert math.isclose(agreement["ari"], 1.0)
     assert math.isclose(agreement["purity"], 1.0)
 
 
@@ -47,5 +48,6 @@ def test_assess_leaves_the_outlier_topic_out_of_coherence():
         {"topic_id": [-1, 0], "label": ["Outliers", "Fruit"], "keywords": [["zzz", "yyy"], ["cherry", "date"]]}
     )
     quality = assess(TEXTS, np.array([0, -1, 0, 0]), np.array([False, True, False, False]), topics)
-    assert quality.n_topics == 1 and quality.per_topic["topic_id"].tolist() == [0]
+    assert quality.n_topics == 1
+    assert quality.per_topic["topic_id"].tolist() == [0]
     assert math.isclose(quality.poorly_fitting_share, 0.25)

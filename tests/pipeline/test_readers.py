@@ -36,7 +36,8 @@ def test_plain_text_without_header_keeps_every_paragraph():
 def test_a_short_first_sentence_is_not_mistaken_for_a_header():
     text = "We propose a method.\n\n" + "\n\n".join(ABSTRACTS)
     header, paragraphs = split_plain_text(text)
-    assert header is None and paragraphs[0] == "We propose a method."
+    assert header is None
+    assert paragraphs[0] == "We propose a method."
 
 
 def test_plain_text_joins_lines_wrapped_inside_a_paragraph(tmp_path):
@@ -122,7 +123,9 @@ def test_bad_files_give_a_one_line_error_naming_the_file(tmp_path, name, content
     with pytest.raises(UserError) as caught:
         read_file(path)
     text = str(caught.value)
-    assert message in text and name in text and "\n" not in text
+    assert message in text
+    assert name in text
+    assert "\n" not in text
 
 
 def test_missing_file_and_folder_are_refused(tmp_path):

@@ -47,7 +47,8 @@ def test_umap_keeps_its_compiled_code_on_disk():
     import umap.umap_
 
     compiled = [v for v in vars(umap.umap_).values() if isinstance(v, Dispatcher)]
-    assert compiled and all(type(f._cache).__name__ != "NullCache" for f in compiled)
+    assert compiled
+    assert all(type(f._cache).__name__ != "NullCache" for f in compiled)
 
 
 def test_the_same_neighbours_and_seed_give_the_same_layout():

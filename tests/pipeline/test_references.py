@@ -74,7 +74,8 @@ def test_bibtex_reads_latex_accents_and_braces_as_text_and_keeps_the_reference_f
     assert (first["year"], first["venue"], first["doi"]) == ("2021", "Journal of ML", "10.1000/xyz-123")
     assert (first["url"], first["keywords"]) == ("https://example.org/paper?id=1&x=2", "transformers, attention")
     assert (first["entry_type"], first["citation_key"]) == ("article", "mueller2021")
-    assert rows["venue"].iloc[1] == "Proceedings" and pd.isna(rows["abstract"].iloc[1])
+    assert rows["venue"].iloc[1] == "Proceedings"
+    assert pd.isna(rows["abstract"].iloc[1])
 
 
 def test_ris_reads_every_reference_field(tmp_path):
@@ -82,10 +83,12 @@ def test_ris_reads_every_reference_field(tmp_path):
     path.write_text(ZOTERO_RIS, encoding="utf-8")
     rows = read_file(path).rows
     first = rows.iloc[0]
-    assert first["title"] == "Über BERT: Attention for the Masses" and first["authors"] == "Müller, Jörg; Smith, Anna"
+    assert first["title"] == "Über BERT: Attention for the Masses"
+    assert first["authors"] == "Müller, Jörg; Smith, Anna"
     assert (first["year"], first["venue"], first["doi"]) == ("2021", "Journal of ML", "10.1000/xyz-123")
     assert (first["url"], first["keywords"]) == ("https://example.org/paper?id=1&x=2", "transformers; attention")
-    assert first["entry_type"] == "article" and rows["entry_type"].iloc[1] == "inproceedings"
+    assert first["entry_type"] == "article"
+    assert rows["entry_type"].iloc[1] == "inproceedings"
     assert pd.isna(rows["abstract"].iloc[1])
 
 
@@ -114,7 +117,10 @@ def test_a_bad_reference_file_is_one_line_naming_the_fix(tmp_path, name, content
     with pytest.raises(UserError) as caught:
         read_file(path)
     text = str(caught.value)
-    assert message in text and name in text and "reference manager" in text and "\n" not in text
+    assert message in text
+    assert name in text
+    assert "reference manager" in text
+    assert "\n" not in text
 
 
 @pytest.fixture(scope="module")
@@ -135,8 +141,10 @@ def cited(tmp_path_factory):
 def test_citation_keys_are_unique_readable_and_the_same_in_any_selection(cited):
     everything = select(cited, np.arange(8))
     keys = citation_keys(everything.papers, reference_values(everything.papers, everything.metadata_columns))
-    assert len(set(keys)) == 8 and keys[0] == "muller2020graph"
-    assert keys[1] != keys[2] and all(k.startswith("lee2020same-") for k in keys[1:3])  # told apart by their ids
+    assert len(set(keys)) == 8
+    assert keys[0] == "muller2020graph"
+    assert keys[1] != keys[2]
+    assert all(k.startswith("lee2020same-") for k in keys[1:3])  # told apart by their ids
     reordered = select(cited, np.array([2, 0, 1]))
     assert citation_keys(reordered.papers, reference_values(reordered.papers, reordered.metadata_columns)) == [
         keys[2],
@@ -154,7 +162,8 @@ def test_a_written_file_reads_back_with_the_same_titles_abstracts_and_reference_
     assert rows["title"].tolist() == [" ".join(t.split()) for t in cited.papers["title"]]
     assert rows["abstract"].tolist() == [" ".join(a.split()) for a in cited.papers["abstract"]]
     assert rows["authors"].tolist()[:4] == ["Müller, Jörg; Smith, A.", "Lee, K.", "Lee, K.", "O'Neil, Pat"]
-    assert rows["year"].tolist() == ["2020"] * 8 and rows["doi"].tolist() == cited.papers["doi"].tolist()
+    assert rows["year"].tolist() == ["2020"] * 8
+    assert rows["doi"].tolist() == cited.papers["doi"].tolist()
     assert rows["venue"].tolist() == cited.papers["venue"].tolist()
     assert rows["url"].iloc[0] == "https://example.org/a"
 
@@ -162,7 +171,8 @@ def test_a_written_file_reads_back_with_the_same_titles_abstracts_and_reference_
 def test_bibtex_escapes_latex_specials_and_keeps_unicode_as_utf8(cited):
     text = bibtex_bytes(select(cited, np.arange(8))).decode("utf-8")
     assert r"title = {Graph \{networks\} 100\% \& more}" in text
-    assert "Ünïcödé títle 中文" in text and "@article{muller2020graph," in text
+    assert "Ünïcödé títle 中文" in text
+    assert "@article{muller2020graph," in text
     assert latex_text("a}b{") == r"a\textbraceright{}b\textbraceleft{}"  # unpaired braces never unbalance a field
 
 

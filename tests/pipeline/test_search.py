@@ -58,7 +58,8 @@ def test_best_ranks_only_among_the_papers_that_pass():
 def test_similar_rows_leave_the_paper_itself_out():
     vectors = unit_rows(30)
     ranked = similar_rows(vectors, 5, top=29)
-    assert 5 not in ranked.rows and len(ranked.rows) == 29
+    assert 5 not in ranked.rows
+    assert len(ranked.rows) == 29
     assert ranked.rows[0] == int(np.argsort(-(vectors @ vectors[5]))[1])
 
 
@@ -95,7 +96,8 @@ def test_the_paper_first_by_meaning_and_by_words_scores_one():
     meaning = np.array([0.1, 0.8, 0.3], dtype=np.float32)
     words = np.array([0.0, 2.5, 1.0], dtype=np.float32)
     fused = fuse(meaning, words)
-    assert fused[1] == pytest.approx(1.0) and fused[0] < fused[2] < fused[1]
+    assert fused[1] == pytest.approx(1.0)
+    assert fused[0] < fused[2] < fused[1]
 
 
 def test_bm25_favours_rare_words_folds_plurals_and_skips_stop_words():
@@ -115,7 +117,8 @@ def test_bm25_favours_rare_words_folds_plurals_and_skips_stop_words():
 def test_a_paper_with_the_query_word_repeated_scores_higher_but_not_without_bound():
     index = WordIndex.build(["graph", "graph graph", "graph " * 50, "other words here"])
     scores = index.scores("graph")
-    assert scores[1] > scores[0] and scores[3] == 0
+    assert scores[1] > scores[0]
+    assert scores[3] == 0
     assert scores[2] < 2.5 * scores[0]  # BM25 saturates: fifty repeats are not fifty times the evidence
 
 
@@ -139,7 +142,8 @@ def test_a_tfidf_build_is_searched_in_its_own_space(metadata_build):
     build = read_build(metadata_build)
     paper = build.papers.iloc[7]
     ranked = search(build, query_embedder(build.path, build.manifest), paper["abstract"][:600], top=3)
-    assert ranked.rows[0] == 7 and ranked.scores[0] > 0.8
+    assert ranked.rows[0] == 7
+    assert ranked.scores[0] > 0.8
 
 
 def run(capsys, *argv):
@@ -153,19 +157,24 @@ def test_search_command_prints_json_and_a_table(capsys, metadata_build):
     query = build.papers["abstract"].iloc[4][:600]
     code, out, _ = run(capsys, "search", metadata_build, query, "--top", "4", "--json")
     rows = json.loads(out)
-    assert code == 0 and len(rows) == 4
+    assert code == 0
+    assert len(rows) == 4
     assert list(rows[0]) == ["paper_id", "score", "topic_id", "topic", "title"]
     assert rows[0]["paper_id"] == build.papers["paper_id"].iloc[4]
     assert [r["score"] for r in rows] == sorted((r["score"] for r in rows), reverse=True)
     code, out, _ = run(capsys, "search", metadata_build, query, "--top", "2")
     lines = out.splitlines()
-    assert code == 0 and len(lines) == 3 and build.papers["paper_id"].iloc[4] in lines[1]
+    assert code == 0
+    assert len(lines) == 3
+    assert build.papers["paper_id"].iloc[4] in lines[1]
 
 
 def test_hostile_titles_print_on_one_line(capsys, metadata_build):
     """A title is never a terminal escape or a second line (one title starts with '=', one abstract has HTML)."""
     code, out, _ = run(capsys, "search", metadata_build, "HYPERLINK click", "--top", "38")
-    assert code == 0 and len(out.splitlines()) == 39 and "\x1b" not in out
+    assert code == 0
+    assert len(out.splitlines()) == 39
+    assert "\x1b" not in out
 
 
 def test_similar_command_lists_neighbours_and_refuses_unknown_ids(capsys, metadata_build):
@@ -173,11 +182,17 @@ def test_similar_command_lists_neighbours_and_refuses_unknown_ids(capsys, metada
     paper_id = build.papers["paper_id"].iloc[0]
     code, out, _ = run(capsys, "similar", metadata_build, paper_id, "--json")
     rows = json.loads(out)
-    assert code == 0 and len(rows) == 10 and paper_id not in {r["paper_id"] for r in rows}
+    assert code == 0
+    assert len(rows) == 10
+    assert paper_id not in {r["paper_id"] for r in rows}
     code, out, err = run(capsys, "similar", metadata_build, "p000000000000")
-    assert code == 2 and out == "" and err.startswith("error: no paper 'p000000000000'") and len(err.splitlines()) == 1
+    assert code == 2
+    assert out == ""
+    assert err.startswith("error: no paper 'p000000000000'")
+    assert len(err.splitlines()) == 1
     code, _, err = run(capsys, "search", metadata_build, "graphs", "--top", "0")
-    assert code == 2 and "--top" in err
+    assert code == 2
+    assert "--top" in err
 
 
 @pytest.mark.model
@@ -188,7 +203,8 @@ def test_the_sample_finds_federated_learning_by_meaning_and_words(capsys, sample
         capsys, "search", sample_build, "privacy-preserving training of a shared model across many clients", "--json"
     )
     found = [row["paper_id"] for row in json.loads(out)]
-    assert code == 0 and len(set(found[:5]) & FEDERATED) >= 3
+    assert code == 0
+    assert len(set(found[:5]) & FEDERATED) >= 3
     code, out, _ = run(capsys, "search", sample_build, "federated learning", "--json")
     assert {row["paper_id"] for row in json.loads(out)[: len(FEDERATED)]} == FEDERATED
 
@@ -197,4 +213,5 @@ def test_the_sample_finds_federated_learning_by_meaning_and_words(capsys, sample
 def test_the_similar_papers_of_fedask_are_the_other_federated_lora_papers(capsys, sample_build):
     code, out, _ = run(capsys, "similar", sample_build, PAPERS["FedASK"], "--json")
     found = [row["paper_id"] for row in json.loads(out)]
-    assert code == 0 and set(found[:2]) == FEDERATED_LORA - {PAPERS["FedASK"]}
+    assert code == 0
+    assert set(found[:2]) == FEDERATED_LORA - {PAPERS["FedASK"]}

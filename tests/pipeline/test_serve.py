@@ -25,7 +25,8 @@ def started(monkeypatch) -> Exec:
     monkeypatch.setattr(launch_module.os, "execve", recorder)
 
     def become_launcher(path, argv):
-        assert path == sys.executable and argv[1:3] == ["-m", serve_module.LAUNCHER]
+        assert path == sys.executable
+        assert argv[1:3] == ["-m", serve_module.LAUNCHER]
         launch_module.main(argv[3:])
 
     monkeypatch.setattr(serve_module.os, "execv", become_launcher)
@@ -35,8 +36,10 @@ def started(monkeypatch) -> Exec:
 def test_serve_starts_streamlit_on_the_app_with_the_build_and_the_dashboards_settings(metadata_build, started):
     serve(metadata_build, port=8765, host="127.0.0.1")
     assert started.path == sys.executable
-    assert started.argv[1:4] == ["-m", "streamlit", "run"] and started.argv[4] == str(launch_module.APP)
-    assert "--server.port=8765" in started.argv and "--server.address=127.0.0.1" in started.argv
+    assert started.argv[1:4] == ["-m", "streamlit", "run"]
+    assert started.argv[4] == str(launch_module.APP)
+    assert "--server.port=8765" in started.argv
+    assert "--server.address=127.0.0.1" in started.argv
     for flag in ("--client.disableDataExport=true", "--server.enableXsrfProtection=true", "--server.enableCORS=true"):
         assert flag in started.argv  # from .streamlit/config.toml, whatever the working folder
     assert "--browser.gatherUsageStats=false" in started.argv
@@ -69,7 +72,8 @@ def test_any_other_address_gets_a_one_line_warning_that_anyone_can_read_the_pape
     serve(metadata_build, port=8765, host=host)
     warnings = [line for line in capsys.readouterr().err.splitlines() if line.startswith("warning:")]
     assert len(warnings) == 1
-    assert f"listening on {host}, port 8765" in warnings[0] and "anyone who can reach this port" in warnings[0]
+    assert f"listening on {host}, port 8765" in warnings[0]
+    assert "anyone who can reach this port" in warnings[0]
     assert "--host localhost" in warnings[0]
     assert f"--server.address={host}" in started.argv
 
@@ -86,7 +90,8 @@ def test_serve_without_a_build_builds_the_sample_first(tmp_path, monkeypatch, ca
 def test_on_another_address_the_warning_says_reading_is_open_and_editing_is_off(metadata_build, started, capsys):
     serve(metadata_build, port=8765, host="0.0.0.0")
     warning = capsys.readouterr().err.splitlines()[0]
-    assert "read and export every paper" in warning and "editing topics is off (--allow-edits turns it on)" in warning
+    assert "read and export every paper" in warning
+    assert "editing topics is off (--allow-edits turns it on)" in warning
     assert started.env[launch_module.ALLOW_EDITS_ENV] == "0"
 
 

@@ -58,7 +58,8 @@ def cold(tmp_path_factory, corpus) -> tuple[Path, Path]:
     """A build from an empty cache, and the cache it filled."""
     folder = tmp_path_factory.mktemp("cold")
     manifest = build([corpus], folder / "build", folder / "cache")
-    assert set(manifest["stage_cache"]["computed"]) == EVERY_STAGE and not manifest["stage_cache"]["reused"]
+    assert set(manifest["stage_cache"]["computed"]) == EVERY_STAGE
+    assert not manifest["stage_cache"]["reused"]
     return folder / "build", folder / "cache"
 
 
@@ -94,7 +95,8 @@ def test_a_fit_sample_smaller_than_the_corpus_rebuilds_the_same_build(corpus, tm
     """Papers outside the sample are assigned again; the model's sizes count them, so BERTopic saves it anew."""
     build([corpus], tmp_path / "cold", tmp_path / "cache", fit_sample=40)
     manifest = build([corpus], tmp_path / "warm", tmp_path / "cache", fit_sample=40)
-    assert manifest["counts"]["fit_sample"] == 40 and manifest["counts"]["papers"] == 76
+    assert manifest["counts"]["fit_sample"] == 40
+    assert manifest["counts"]["papers"] == 76
     assert not manifest["stage_cache"]["computed"]
     assert_same_build(tmp_path / "cold", tmp_path / "warm")
 
@@ -114,7 +116,8 @@ def test_a_changed_setting_recomputes_only_what_it_reaches_and_gives_what_a_cold
     cold, corpus, tmp_path, change, computed, reused
 ):
     manifest = build([corpus], tmp_path / "warm", filled_cache(cold, tmp_path), **change)
-    assert computed <= set(manifest["stage_cache"]["computed"]) and reused <= set(manifest["stage_cache"]["reused"])
+    assert computed <= set(manifest["stage_cache"]["computed"])
+    assert reused <= set(manifest["stage_cache"]["reused"])
     assert not computed & set(manifest["stage_cache"]["reused"])
     build([corpus], tmp_path / "cold", tmp_path / "empty", **change)
     assert_same_build(tmp_path / "cold", tmp_path / "warm")
@@ -161,7 +164,8 @@ def test_a_new_stage_cache_version_misses_every_entry(cold, corpus, tmp_path, mo
     """Bumping `STAGE_CACHE_VERSION` (a change to how a stage computes or stores its result) recomputes it all."""
     monkeypatch.setattr(stagecache, "STAGE_CACHE_VERSION", stagecache.STAGE_CACHE_VERSION + "-next")
     manifest = build([corpus], tmp_path / "warm", filled_cache(cold, tmp_path))
-    assert set(manifest["stage_cache"]["computed"]) == EVERY_STAGE and not manifest["stage_cache"]["reused"]
+    assert set(manifest["stage_cache"]["computed"]) == EVERY_STAGE
+    assert not manifest["stage_cache"]["reused"]
     assert_same_build(cold[0], tmp_path / "warm")
 
 
@@ -188,7 +192,8 @@ def test_corrupt_entries_are_computed_again_with_one_line_each_and_the_same_buil
         manifest = build([corpus], tmp_path / "warm", cache)
     unreadable = [r.getMessage() for r in caplog.records if "unreadable" in r.getMessage()]
     assert {"fit", "layout"} <= set(manifest["stage_cache"]["computed"])
-    assert len(unreadable) == len(manifest["stage_cache"]["computed"]) and all("\n" not in m for m in unreadable)
+    assert len(unreadable) == len(manifest["stage_cache"]["computed"])
+    assert all("\n" not in m for m in unreadable)
     assert_same_build(cold[0], tmp_path / "warm")
     again = build([corpus], tmp_path / "again", cache)  # the damaged entries were replaced
     assert not again["stage_cache"]["computed"]
@@ -213,7 +218,8 @@ def test_a_half_written_entry_is_never_read(tmp_path):
     write = lambda result, folder: write_arrays(folder, values=result)  # noqa: E731
     for _ in range(2):
         assert stages.run("stage", ["input"], compute, write=write, read=read).tolist() == [0, 1, 2]
-    assert len(calls) == 2 and stages.counts.reused == ["stage"]
+    assert len(calls) == 2
+    assert stages.counts.reused == ["stage"]
 
 
 def test_a_cache_that_cannot_be_written_still_gives_the_result(tmp_path):
@@ -221,7 +227,8 @@ def test_a_cache_that_cannot_be_written_still_gives_the_result(tmp_path):
     blocked.write_text("not a folder")
     stages = StageCache(blocked)
     result = stages.run("stage", [1], lambda: np.ones(2), write=lambda r, f: None, read=lambda f: None)
-    assert result.tolist() == [1.0, 1.0] and stages.counts.computed == ["stage"]
+    assert result.tolist() == [1.0, 1.0]
+    assert stages.counts.computed == ["stage"]
 
 
 def test_keys_tell_apart_inputs_that_only_concatenate_alike_or_differ_in_type():

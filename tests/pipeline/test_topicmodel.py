@@ -21,8 +21,10 @@ def model():
 def test_centres_come_from_each_topics_own_papers(model):
     assert model.topic_ids.tolist() == [3, 5]
     np.testing.assert_allclose(np.linalg.norm(model.centres, axis=1), 1.0, rtol=1e-6)
-    assert model.centres[0][0] > 0.99 and model.centres[1][1] > 0.99
-    assert (model.poor_fit_below > 0.9).all() and (model.poor_fit_below <= 1).all()
+    assert model.centres[0][0] > 0.99
+    assert model.centres[1][1] > 0.99
+    assert (model.poor_fit_below > 0.9).all()
+    assert (model.poor_fit_below <= 1).all()
 
 
 def test_a_paper_joins_the_topic_whose_centre_is_closest(model):
@@ -40,7 +42,9 @@ def test_a_paper_far_from_every_topic_is_flagged_but_still_assigned(model):
 def test_confidence_is_closeness_to_the_papers_own_topic_and_zero_in_topic_minus_one(model):
     vectors = unit([[1, 0, 0], [0, 1, 0], [1, 0, 0]])
     confidence = closeness_to_centre(vectors, np.array([3, 3, -1]), model)
-    assert confidence[0] > 0.99 and confidence[1] < 0.2 and confidence[2] == 0
+    assert confidence[0] > 0.99
+    assert confidence[1] < 0.2
+    assert confidence[2] == 0
 
 
 def test_a_repeated_fit_paper_lands_on_its_own_position_and_a_mixed_one_between():

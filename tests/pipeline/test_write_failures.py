@@ -47,7 +47,9 @@ def previous_build(tmp_path, metadata_corpus) -> Path:
 
 def one_error_line(capsys) -> str:
     err = capsys.readouterr().err
-    assert err.startswith("error: ") and err.count("\n") == 1 and "Traceback" not in err, err
+    assert err.startswith("error: "), err
+    assert err.count("\n") == 1, err
+    assert "Traceback" not in err, err
     return err
 
 
@@ -63,7 +65,8 @@ def test_a_full_disk_while_writing_is_one_line_and_keeps_the_previous_build(
     code = main(
         ["build", str(metadata_corpus), "--out", str(previous_build), "--embedder", "tfidf", "--seed", "5", "--quiet"]
     )
-    assert code == 2 and "No space left on device" in one_error_line(capsys)
+    assert code == 2
+    assert "No space left on device" in one_error_line(capsys)
     assert snapshot(previous_build) == before
     assert [p.name for p in previous_build.parent.iterdir()] == ["mine"]  # no half-written folder beside it
 
@@ -76,8 +79,11 @@ def test_a_read_only_out_is_refused_in_one_line_before_any_work(previous_build, 
     with read_only(folder):
         code = main(["build", str(metadata_corpus), "--out", str(out), "--embedder", "tfidf"])
     err = one_error_line(capsys)
-    assert code == 2 and f"cannot write in {folder}" in err and "with --out" in err
-    assert snapshot(previous_build) == before and sorted(p.name for p in folder.iterdir()) == ["mine"]
+    assert code == 2
+    assert f"cannot write in {folder}" in err
+    assert "with --out" in err
+    assert snapshot(previous_build) == before
+    assert sorted(p.name for p in folder.iterdir()) == ["mine"]
 
 
 def test_a_read_only_embedding_cache_is_refused_in_one_line_before_any_work(tmp_path, metadata_corpus, capsys):
@@ -85,7 +91,8 @@ def test_a_read_only_embedding_cache_is_refused_in_one_line_before_any_work(tmp_
     cache.mkdir()
     with read_only(cache):
         code = main(["build", str(metadata_corpus), "--out", str(tmp_path / "b"), "--cache-dir", str(cache)])
-    assert code == 2 and "with --cache-dir" in one_error_line(capsys)
+    assert code == 2
+    assert "with --cache-dir" in one_error_line(capsys)
     assert not (tmp_path / "b").exists()
 
 
