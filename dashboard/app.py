@@ -46,12 +46,13 @@ view = sidebar.render_filters(explorer)
 urlstate.write(explorer, view)
 level = len(explorer.levels) - 1 if view.level is None else view.level
 passing = shown_mask(str(build_path), version, sidebar.filters_of(view))
-found = meaning.render_search(str(build_path), version[0], explorer.papers, view, passing)
+bar = sidebar.relevance_of(explorer, view)
+found = meaning.render_search(str(build_path), version[0], explorer.papers, view, passing, bar)
 shown = passing if found is None else np.isin(np.arange(len(passing)), found.rows)
 rows = np.flatnonzero(shown) if found is None else found.rows
 x, y = explorer.papers["x"].to_numpy(), explorer.papers["y"].to_numpy()
 state, selection = session.advance_selection(
-    (sidebar.filters_of(view), view.about, view.results),
+    (sidebar.filters_of(view), view.about, view.relevance),
     lambda event: ids_in_regions(event, x, y, explorer.ids, shown),  # every shown paper, drawn on the map or not
 )
 stored = explorer.mask_of(selection)
@@ -71,8 +72,7 @@ with tabs[0]:
     context = passing & ~shown if found is not None else None
     explore.render_map(explorer, level, shown, selected, map_key(state.generation), context)
     if len(rows):
-        scores = None if found is None else found.scores
-        explore.render_table(explorer, rows, selected, table_key(state.table_generation), scores)
+        explore.render_table(explorer, rows, selected, table_key(state.table_generation), found)
     reader_column, topics_column = st.columns([3, 2], gap="large")
     with reader_column:
         reader.render_reader(explorer, rows, selected, stored, version[0])

@@ -1,6 +1,6 @@
 """The page's view as URL query parameters, so a copied link opens the same view (pure, no Streamlit).
 
-A view is what the user chose: topics, word filter, search and its number of results,
+A view is what the user chose: topics, word filter, search and its relevance bar,
 metadata filters, the level of detail and the paper being read. `encode` writes only what differs
 from the defaults; `decode` reads a link back leniently: an unknown topic, a value outside a column's
 range, a malformed number or an option the build lacks is dropped, never an error, since links are
@@ -16,25 +16,20 @@ from dataclasses import dataclass, field
 
 from topic_explorer.dashboard.logic.filters import ColumnFilter
 
-DEFAULT_RESULTS = 50  # papers a search shows, best first, in a corpus of a few hundred papers or more
-RESULT_CHOICES = (10, 25, 50, 100, 250, 500, 1000)
-MATCH_SHARE = 0.25  # a search by meaning shows at most this share of the corpus by default: the rest is context
 METADATA_PREFIX = "f."
 RANGE_SEPARATOR = ".."
+RELEVANCE_STEP = 0.05  # the relevance bar's slider moves in these steps; a link's bar is rounded to them
 
 
-def default_results(n_papers: int) -> int:
-    """How many best matches a search by meaning shows by default: `DEFAULT_RESULTS`, fewer in a small corpus.
-
-    Never every paper: at most `MATCH_SHARE` of them (but at least the smallest choice), so the matches stand out.
-    """
-    fitting = [n for n in RESULT_CHOICES if n <= n_papers * MATCH_SHARE]
-    return min(DEFAULT_RESULTS, fitting[-1]) if fitting else RESULT_CHOICES[0]
-
-
-def result_choices(n_papers: int) -> tuple[int, ...]:
-    """The numbers of best matches worth offering: those below the corpus size (the smallest always)."""
-    return tuple(n for n in RESULT_CHOICES if n < n_papers) or RESULT_CHOICES[:1]
+def relevance_bar(value: object) -> float | None:
+    """A relevance bar read from a link: a number from 0 to 1 on the slider's steps (None when it is not one)."""
+    try:
+        bar = float(str(value).strip())
+    except ValueError:
+        return None
+    if not 0 <= bar <= 1:  # NaN too
+        return None
+    return round(round(bar / RELEVANCE_STEP) * RELEVANCE_STEP, 2)
 
 
 @dataclass(frozen=True)
@@ -44,7 +39,7 @@ class View:
     topics: tuple[int, ...] = ()
     search: str = ""
     about: str = ""
-    results: int | None = None  # None: the corpus's default (`default_results`)
+    relevance: float | None = None  # the search's relevance bar; None: the build's default (`search.default_relevance`)
     level: int | None = None  # None: the finest level
     paper: str | None = None
     ranges: dict[str, tuple[float, float]] = field(default_factory=dict)
@@ -60,8 +55,8 @@ def encode(view: View) -> dict[str, str]:
     for name in ("search", "about", "paper"):
         if getattr(view, name):
             params[name] = str(getattr(view, name))
-    if view.about and view.results is not None:
-        params["results"] = str(view.results)
+    if view.about and view.relevance is not None:
+        params["relevance"] = f"{view.relevance:g}"
     if view.level is not None:
         params["detail"] = str(view.level)
     for column, (low, high) in view.ranges.items():
@@ -83,7 +78,6 @@ def decode(
     """The view a link describes, keeping only what this build can show."""
     topics = tuple(sorted({t for t in (_int(p) for p in str(params.get("topics", "")).split(",")) if t in topic_ids}))
     level = _int(params.get("detail"))
-    results = _int(params.get("results"))
     ranges, dates, choices = {}, {}, {}
     for spec in specs:
         value = params.get(METADATA_PREFIX + spec.column)
@@ -105,7 +99,7 @@ def decode(
         topics=topics,
         search=str(params.get("search", "")),
         about=str(params.get("about", "")),
-        results=results if results in RESULT_CHOICES else None,
+        relevance=relevance_bar(params.get("relevance", "")),
         level=level if level is not None and 0 <= level < n_levels else None,
         paper=str(params["paper"]) if params.get("paper") else None,
         ranges=ranges,

@@ -15,9 +15,9 @@ from topic_explorer.dashboard.logic.data import Explorer
 from topic_explorer.dashboard.logic.export import download_label, file_name
 from topic_explorer.dashboard.logic.figures import keyword_figure, map_figure
 from topic_explorer.dashboard.logic.maplabels import label_candidates, mapview_script
-from topic_explorer.dashboard.logic.safetext import column_title, escape_markdown, shorten
+from topic_explorer.dashboard.logic.safetext import column_title, escape_markdown
+from topic_explorer.dashboard.logic.searching import Found, search_line, status_note
 from topic_explorer.dashboard.ui.sidebar import ABOUT_KEY, keep_valid
-from topic_explorer.pipeline.search import Ranked
 from topic_explorer.pipeline.share.export import DEFAULT_FORMAT, EXPORT_FORMATS, ExportFormat, export_bytes
 from topic_explorer.pipeline.share.identifiers import LINK_HOST
 from topic_explorer.pipeline.share.levels import tree_rows
@@ -41,7 +41,6 @@ DETAIL_TOPIC_KEY = "topic-detail"
 ZOOM_KEY = "map-zoom"  # the map's x and y ranges a button chose (None: the whole map)
 ZOOM_MARGIN = 0.1  # of the matches' span, on each side, when zooming to them
 MIN_ZOOM_SHARE = 0.05  # of the whole map's span: a zoom to one paper still shows its neighbourhood
-QUERY_CHARS = 60  # a search by meaning's query is shortened to this many characters in the status
 
 
 def render_selection_bar(
@@ -51,20 +50,15 @@ def render_selection_bar(
     n_hidden: int,
     on_clear: Callable[[], None],
     level: int,
-    found: Ranked | None = None,
+    found: Found | None = None,
 ) -> None:
     """Counts, 'Clear selection' and the download of the selection (or of every shown paper) in a chosen format.
 
-    With `found` (a search's matches), the status says the search is on.
+    With `found` (a search's matches), the status counts them among the papers the filters keep.
     """
     n_shown, n_selected = int(shown.sum()), int(selected.sum())
     status, clear, reset, file_format, download = st.columns([3.2, 1.3, 1.1, 0.9, 2.6], vertical_alignment="center")
-    note = f"**Showing {n_shown:,} of {len(shown):,} papers** · {n_selected:,} selected"
-    if n_hidden:
-        note += f" (+{n_hidden:,} hidden by the filters)"
-    if found is not None:
-        note += " · search on"
-    status.markdown(note, help=SELECT_HELP)
+    status.markdown(status_note(n_shown, len(shown), n_selected, n_hidden, found), help=SELECT_HELP)
     clear.button("Clear selection", key="clear-selection", on_click=on_clear, disabled=not (n_selected or n_hidden))
     reset.button("Reset view", key="reset-view", on_click=reset_view, help="Show the whole map again")
     chosen = file_format.selectbox(
@@ -89,16 +83,10 @@ def render_selection_bar(
     )
 
 
-def render_search_line(explorer: Explorer, about: str, found: Ranked) -> None:
-    """What a search shows: how many best matches, down to which score; zoom to them, or clear it."""
+def render_search_line(explorer: Explorer, about: str, found: Found) -> None:
+    """What a search shows: how many papers reach the relevance bar (or none, one line); zoom to them, or clear it."""
     text, zoom, clear = st.columns([6.3, 1.4, 1.4], vertical_alignment="center")
-    query = shorten(about, QUERY_CHARS)
-    if len(found.rows):
-        cut = f"scores {float(found.scores[0]):.2f} down to {float(found.scores[-1]):.2f}"
-        text.caption(escape_markdown(f"Search: the {len(found.rows):,} best matches for “{query}” ({cut}); "
-                                     "the other papers that pass the filters are grey on the map."))  # fmt: skip
-    else:
-        text.caption(escape_markdown(f"Search: no paper passing the filters matches “{query}”."))
+    text.caption(escape_markdown(search_line(about, found)))
     papers = explorer.papers
     ranges = match_ranges(papers["x"].to_numpy()[found.rows], papers["y"].to_numpy()[found.rows], explorer.extent)
     zoom.button("Zoom to matches", key="zoom-matches", on_click=zoom_to, args=(ranges,), disabled=ranges is None)
@@ -150,7 +138,7 @@ def render_map(
 
     The user's zoom is kept across reruns and redraws until 'Reset view' (`dashboard.logic.maplabels`).
     """
-    if not shown.any():
+    if not shown.any() and (context is None or not context.any()):  # a search finding nothing still draws the field
         st.info("No papers match these filters. Widen the search, choose other topics or press 'Reset filters'.")
         return
     groups = explorer.levels[level]
@@ -202,19 +190,20 @@ def reset_view() -> None:
 
 
 def render_table(
-    explorer: Explorer, rows: np.ndarray, selected: np.ndarray, key: str, scores: np.ndarray | None = None
+    explorer: Explorer, rows: np.ndarray, selected: np.ndarray, key: str, found: Found | None = None
 ) -> None:
     """The shown papers, sortable, with row selection; no abstracts (they would make 20,000 rows slow).
 
     The selected papers come ticked: the row checkboxes are the table's one record of the selection, map's included
     (`key` is renewed whenever the selection changes elsewhere).
 
-    With `scores` (a search), `rows` come best first and each shows how well it matches the query.
+    With `found` (a search), `rows` come best first and each shows its relevance (the bar's measure) and score.
     """
     papers = explorer.papers
+    searched = {"relevance": found.relevance, "score": found.scores} if found is not None else {}
     table = pd.DataFrame(
         {
-            **({"score": scores} if scores is not None else {}),
+            **searched,
             "title": explorer.titles[rows],
             "topic": explorer.table_values["topic_label"][rows],
             "confidence": papers["confidence"].to_numpy()[rows],
@@ -244,10 +233,15 @@ def render_table(
         hide_index=True,
         height=420,
         column_config={
+            "relevance": st.column_config.NumberColumn(
+                "Relevance",
+                format="%.2f",
+                help="How close the paper's meaning is to the search (cosine similarity): the sidebar's bar is on this",
+            ),
             "score": st.column_config.NumberColumn(
                 "Score",
                 format="%.3f",
-                help="How well the paper matches the search, by meaning and by words together (1: first by both)",
+                help="The order: the paper's place by meaning and by words together (1: first by both)",
             ),
             "title": st.column_config.TextColumn("Title", width="large"),
             "topic": st.column_config.TextColumn("Topic"),

@@ -3,7 +3,7 @@
 The page starts without the embedding stack (torch, sentence-transformers) and without the word index:
 both are made under a spinner when someone first searches, then kept for every session, per build version
 (as the papers' embeddings are). A query's scores over every paper are cached, so changing the other
-filters or the number of results ranks again without embedding the query again.
+filters or the relevance bar ranks again without embedding the query again.
 """
 
 from __future__ import annotations
@@ -16,16 +16,15 @@ import pandas as pd
 import streamlit as st
 
 from topic_explorer.dashboard.logic.safetext import escape_markdown
-from topic_explorer.dashboard.logic.viewlink import View, default_results
+from topic_explorer.dashboard.logic.searching import Found, find
+from topic_explorer.dashboard.logic.viewlink import View
 from topic_explorer.pipeline.buildfolder.read import read_manifest
 from topic_explorer.pipeline.buildfolder.schema import read_embeddings
 from topic_explorer.pipeline.errors import UserError
 from topic_explorer.pipeline.search import (
-    Ranked,
-    best,
     query_embedder,
     query_vector,
-    search_scores,
+    search_parts,
     similar_rows,
     word_index,
 )
@@ -62,27 +61,27 @@ def words(path: str, manifest_version: int, _papers: pd.DataFrame) -> WordIndex:
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
-def query_scores(path: str, manifest_version: int, query: str, _papers: pd.DataFrame) -> np.ndarray:
-    """Every paper's search score for `query` (raises `UserError` for an empty or over-long query)."""
+def query_scores(path: str, manifest_version: int, query: str, _papers: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    """Every paper's search score and relevance for `query` (raises `UserError` for an empty or over-long query)."""
     index = words(path, manifest_version, _papers)
-    return search_scores(vectors(path, manifest_version), index, _embedder(path, manifest_version), query)
+    return search_parts(vectors(path, manifest_version), index, _embedder(path, manifest_version), query)
 
 
 def render_search(
-    path: str, manifest_version: int, papers: pd.DataFrame, view: View, passing: np.ndarray
-) -> Ranked | None:
-    """The best matches of the view's search among the papers passing the other filters, best first.
+    path: str, manifest_version: int, papers: pd.DataFrame, view: View, passing: np.ndarray, bar: float
+) -> Found | None:
+    """The papers passing the other filters whose relevance reaches `bar`, best first (as many as there are).
 
     None without a query; a query the model cannot take (too long) is explained in the sidebar instead.
     """
     if not view.about:
         return None
     try:
-        scores = query_scores(path, manifest_version, view.about, papers)
+        scores, relevance = query_scores(path, manifest_version, view.about, papers)
     except UserError as error:
         st.sidebar.warning(escape_markdown(str(error)))
         return None
-    return best(scores, view.results or default_results(len(passing)), passing)
+    return find(scores, relevance, bar, passing)
 
 
 @st.cache_data(show_spinner=False, max_entries=1000)  # a few hundred bytes each; 100,000 papers take ~50 ms a paper

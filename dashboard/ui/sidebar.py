@@ -9,12 +9,13 @@ import streamlit as st
 from topic_explorer.dashboard.logic.data import Explorer
 from topic_explorer.dashboard.logic.filters import ColumnFilter, Filters, search_words
 from topic_explorer.dashboard.logic.safetext import column_title, escape_markdown
-from topic_explorer.dashboard.logic.viewlink import View, default_results, result_choices
+from topic_explorer.dashboard.logic.viewlink import RELEVANCE_STEP, View
+from topic_explorer.pipeline.search import default_relevance
 
 TOPICS_KEY = "filter-topics"  # the topic filter at the finest level; coarser levels have their own keys
 SEARCH_KEY = "filter-search"
 ABOUT_KEY = "filter-about"
-RESULTS_KEY = "filter-results"
+RELEVANCE_KEY = "filter-relevance"
 DETAIL_KEY = "detail"
 SHOWN_DETAIL_KEY = "detail-shown"  # the level the page was last drawn at, to carry the topic filter over
 FEW_CHOICES = 12  # a multi-select with more options than this says how many there are to search
@@ -22,6 +23,10 @@ SEARCH_HELP = (
     "Describe the papers you want, in your own words or in theirs: papers are ranked by meaning (embeddings "
     "made with this build's own model) and by their words (BM25 over titles and abstracts) together. The best "
     "matches are shown, best first, among the papers the other filters keep."
+)
+RELEVANCE_HELP = (
+    "A paper matches when its meaning is at least this close to the query (cosine similarity of the embeddings, "
+    "0 to 1). Raise it for fewer, closer matches; lower it to see more. A query nothing is about finds nothing."
 )
 FILTER_HELP = "Keeps only the papers that contain every word (case is ignored). To rank papers instead, use Search."
 
@@ -66,13 +71,19 @@ def render_filters(explorer: Explorer) -> View:
             help=SEARCH_HELP,
             key=ABOUT_KEY,
         )
-        default = default_results(len(explorer.papers))
-        results = default
+        default = relevance_default(explorer)
+        bar = st.session_state.get(RELEVANCE_KEY, default)
         if about.strip():
-            choices = result_choices(len(explorer.papers))
-            if st.session_state.get(RESULTS_KEY) not in choices:
-                st.session_state[RESULTS_KEY] = default
-            results = st.select_slider("Best matches shown", options=choices, key=RESULTS_KEY)
+            bar = st.slider(
+                "Relevance at least",
+                min_value=0.0,
+                max_value=1.0,
+                step=RELEVANCE_STEP,
+                format="%.2f",
+                help=RELEVANCE_HELP,
+                key=RELEVANCE_KEY,
+                **_default(RELEVANCE_KEY, default),
+            )
         query = st.text_input(
             escape_markdown(filter_label(explorer)),
             placeholder="e.g. federated privacy",
@@ -93,12 +104,22 @@ def render_filters(explorer: Explorer) -> View:
         topics=groups.topics_of(chosen),
         search=query,
         about=about.strip(),
-        results=None if results == default else int(results),
+        relevance=None if round(bar, 2) == round(default, 2) else round(float(bar), 2),
         level=level if level < len(explorer.levels) - 1 else None,
         ranges=ranges,
         dates=dates,
         choices=choices,
     )
+
+
+def relevance_default(explorer: Explorer) -> float:
+    """The relevance bar a search starts with on this build (it depends on the build's embedder)."""
+    return default_relevance(explorer.build.manifest)
+
+
+def relevance_of(explorer: Explorer, view: View) -> float:
+    """The relevance bar the view's search uses."""
+    return relevance_default(explorer) if view.relevance is None else view.relevance
 
 
 def filters_of(view: View) -> Filters:
@@ -194,7 +215,7 @@ def show_view(explorer: Explorer, view: View) -> None:
         chosen = explorer.levels[other].groups_of(view.topics) if other == level and view.topics else []
         st.session_state[topics_key(explorer, other)] = chosen
     st.session_state[SEARCH_KEY], st.session_state[ABOUT_KEY] = view.search, view.about
-    st.session_state[RESULTS_KEY] = view.results or default_results(len(explorer.papers))
+    st.session_state[RELEVANCE_KEY] = relevance_of(explorer, view)
     for spec in explorer.column_filters:
         st.session_state[metadata_key(spec.column)] = _widget_value(spec, view)
 

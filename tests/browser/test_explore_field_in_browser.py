@@ -51,24 +51,36 @@ def same_ranges(a: list, b: list) -> bool:
     )
 
 
-def test_search_highlights_the_map_and_lists_the_best_first(page: Page, screens: Path, sample_build):
+def test_search_highlights_the_papers_above_the_relevance_bar_best_first(page: Page, screens: Path, sample_build):
     about_box(page).fill(QUERY)
     about_box(page).press("Enter")
-    slider = page.get_by_test_id("stSlider").filter(has_text="Best matches shown").get_by_role("slider")
-    slider.wait_for(timeout=120_000)  # shown once the query is in
-    slider.focus()
-    slider.press("Home")  # the fewest: 10
-    expect(status(page)).to_contain_text("Showing 10 of 38 papers", timeout=120_000)
+    slider = page.get_by_test_id("stSlider").filter(has_text="Relevance at least")
+    expect(slider).to_be_visible(timeout=120_000)  # shown once the query is in
+    expect(slider).to_contain_text("0.35")  # MiniLM's default bar, in sight
+    expect(status(page)).to_contain_text(re.compile(r"Showing [1-9] of 38 papers · search on"), timeout=120_000)
+    n = int(re.search(r"Showing (\d+) of", status(page).inner_text()).group(1))
     traces = page.evaluate(f"() => {MAP}.data.map(t => [t.name, t.customdata ? t.customdata.length : 0])")
-    assert traces[0] == ["Other papers (28)", 0]
-    assert sum(n for _, n in traces[1:]) == 10
+    assert traces[0] == [f"Other papers ({38 - n})", 0]
+    assert sum(k for _, k in traces[1:]) == n
     fedask = read_build(sample_build).papers.set_index("paper_id").loc[PAPERS["FedASK"], "title"]
     table = page.locator("[data-testid=stDataFrame] table[aria-rowcount]").first
-    expect(table).to_have_attribute("aria-rowcount", "11")
-    first_row = table.locator("tbody tr").first
-    expect(first_row).to_contain_text(fedask[:40])
-    page.wait_for_timeout(1000)
+    expect(table).to_have_attribute("aria-rowcount", str(n + 1))
+    expect(table.locator("tbody tr").first).to_contain_text(fedask[:40])
+    expect(page.get_by_text(re.compile(rf"Search: {n} papers reach relevance 0\.35 for “privacy"))).to_be_visible()
+    expect(page.locator("[data-stale=true]")).to_have_count(0)  # the rerun is over
     page.screenshot(path=screens / "browser-search.png")
+    handle = slider.get_by_role("slider")
+    handle.focus()
+    handle.press("End")  # a bar nothing reaches: one line, the field stays grey on the map
+    expect(page.get_by_text(re.compile(r"^No good matches for “privacy"))).to_be_visible()
+    expect(status(page)).to_contain_text("Showing 0 of 38 papers")
+    expect(page.get_by_text("No papers match these filters")).to_have_count(0)
+    expect(page.locator("[data-stale=true]")).to_have_count(0)  # the rerun is over
+    page.screenshot(path=screens / "browser-search-no-matches.png")
+    handle.press("Home")
+    expect(status(page)).to_contain_text(re.compile(rf"Showing (?!{n} of)[1-9]\d* of 38 papers · search on"))
+    page.get_by_role("button", name="Clear search").click()
+    expect(status(page)).not_to_contain_text("search on")
 
 
 def test_a_similar_paper_is_one_click_from_being_read(page: Page):

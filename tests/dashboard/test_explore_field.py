@@ -25,7 +25,14 @@ from topic_explorer.dashboard.ui.curation import (
 )
 from topic_explorer.dashboard.ui.explore import VIEW_KEY
 from topic_explorer.dashboard.ui.reader import READER_KEY
-from topic_explorer.dashboard.ui.sidebar import ABOUT_KEY, DETAIL_KEY, RESULTS_KEY, SEARCH_KEY, TOPICS_KEY, metadata_key
+from topic_explorer.dashboard.ui.sidebar import (
+    ABOUT_KEY,
+    DETAIL_KEY,
+    RELEVANCE_KEY,
+    SEARCH_KEY,
+    TOPICS_KEY,
+    metadata_key,
+)
 from topic_explorer.dashboard.ui.timeline import TIMELINE_KEY
 from topic_explorer.pipeline.buildfolder.edits import EDITS_FILE, read_edits
 from topic_explorer.pipeline.buildfolder.read import read_build
@@ -50,37 +57,57 @@ def search_for(at: AppTest, query: str) -> AppTest:
     return at.text_input(key=ABOUT_KEY).set_value(query).run()
 
 
-def test_search_ranks_the_shown_papers_best_first(run_app, build):
-    papers = read_build(build).papers
-    at = search_for(run_app(build), papers["abstract"].iloc[5][:300])
+def search_caption(at: AppTest) -> str:
+    return next(c.value.replace("\\", "") for c in at.caption if "for “" in c.value)
+
+
+def test_search_shows_every_paper_above_the_relevance_bar_best_first(run_app, build):
+    at = search_for(run_app(build), "low-rank adaptation of language models")
     assert not at.exception
-    assert shown_count(at) == 10  # a share of the 38 papers by default, never all of them
-    assert at.select_slider(key=RESULTS_KEY).options == ["10", "25"]  # only counts below the corpus's size
+    bar = at.slider(key=RELEVANCE_KEY).value
+    assert bar == pytest.approx(0.4)  # the TF-IDF build's default bar
     table = paper_table(at)
-    assert list(table.columns[:1]) == ["score"]
-    assert table["title"].iloc[0] == papers["title"].iloc[5]
+    assert list(table.columns[:2]) == ["relevance", "score"]
+    assert "LoRA" in table["title"].iloc[0]
     assert table["score"].is_monotonic_decreasing
+    assert table["relevance"].min() >= bar
+    assert shown_count(at) == len(table) < 38  # the matches, however many: no quota
     assert "search on" in status(at)
-    assert any(f"down to {table['score'].iloc[-1]:.2f}" in c.value.replace("\\", "") for c in at.caption)
-    at.select_slider(key=RESULTS_KEY).set_value(25).run()
-    assert shown_count(at) == 25
-    assert len(paper_table(at)) == 25
+    assert search_caption(at).startswith(f"Search: {len(table)} paper")
+    assert "relevance 0.40 for “low-rank adaptation of language models”" in search_caption(at)
+    at.slider(key=RELEVANCE_KEY).set_value(0.2).run()
+    wider = paper_table(at)
+    assert len(wider) > len(table)
+    assert wider["relevance"].min() >= 0.2
     traces = map_spec(at)["data"]
-    assert traces[0]["name"] == "Other papers (13)"
+    assert traces[0]["name"] == f"Other papers ({38 - len(wider)})"
     assert "customdata" not in traces[0]  # grey, not selectable
-    assert sum(len(t["customdata"]) for t in traces[1:]) == 25
+    assert sum(len(t["customdata"]) for t in traces[1:]) == len(wider)
+    assert at.query_params["relevance"] == "0.2"  # the bar is part of the view's link
     at.button(key="clear-about").click().run()
     assert shown_count(at) == 38
     assert at.text_input(key=ABOUT_KEY).value == ""
 
 
+def test_a_search_nothing_reaches_says_so_in_one_line_and_keeps_the_field(run_app, build):
+    at = search_for(run_app(build), "low-rank adaptation of language models")
+    at.slider(key=RELEVANCE_KEY).set_value(1.0).run()
+    assert not at.exception
+    assert shown_count(at) == 0
+    assert search_caption(at).startswith("No good matches for “low-rank adaptation of language models”")
+    assert not at.tabs[0].info  # one line, not a second message under it
+    (grey,) = map_spec(at)["data"]  # the field stays on the map, grey
+    assert grey["name"] == "Other papers (38)"
+
+
 def test_search_combines_with_the_other_filters(run_app, build):
     at = run_app(build)
     at.multiselect(key=metadata_key("venue")).set_value(["ICML"]).run()
+    kept = shown_count(at)
     at = search_for(at, "low-rank adaptation of language models")
-    at.select_slider(key=RESULTS_KEY).set_value(10).run()
-    assert shown_count(at) == 10
+    at.slider(key=RELEVANCE_KEY).set_value(0.0).run()
     assert set(paper_table(at)["venue"]) == {"ICML"}
+    assert f"of {kept} papers** (the filters keep {kept} of 38)" in status(at)
 
 
 def test_an_over_long_query_is_explained_and_the_page_keeps_working(run_app, build):
@@ -92,10 +119,11 @@ def test_an_over_long_query_is_explained_and_the_page_keeps_working(run_app, bui
 
 def test_the_dashboard_ranks_a_search_as_the_command_line_does(run_app, build, capsys):
     query = "low-rank adaptation of language models across many clients"
-    table = paper_table(search_for(run_app(build), query))  # the 10 best: a share of the 38 papers by default
-    assert main(["search", str(build), query, "--top", "10", "--json"]) == 0
+    at = search_for(run_app(build), query)
+    table = paper_table(at.slider(key=RELEVANCE_KEY).set_value(0.1).run())
+    assert main(["search", str(build), query, "--top", str(len(table)), "--json"]) == 0
     rows = json.loads(capsys.readouterr().out)
-    assert len(table) == len(rows) == 10
+    assert len(table) == len(rows) > 3
     assert table["title"].tolist() == [latex_to_text(row["title"]) for row in rows]  # LaTeX shown as text
     assert np.allclose(table["score"].to_numpy(), [row["score"] for row in rows], atol=1e-4)
 
@@ -279,7 +307,7 @@ def test_a_link_restores_the_view_and_the_page_keeps_its_link_current(monkeypatc
     papers = read_build(build).papers
     at = AppTest.from_file(str(APP), default_timeout=60)
     at.query_params.update(
-        {"topics": "0,99", "search": "the", "about": "low-rank", "results": "10", "detail": str(finest_level(build)),
+        {"topics": "0,99", "search": "the", "about": "low-rank", "relevance": "0", "detail": str(finest_level(build)),
          "f.year": "2024..2025", "f.venue": '["ICML"]', "paper": papers["paper_id"].iloc[3]}
     )  # fmt: skip
     at.run()
@@ -287,7 +315,7 @@ def test_a_link_restores_the_view_and_the_page_keeps_its_link_current(monkeypatc
     assert at.multiselect(key=TOPICS_KEY).value == [0]
     assert at.text_input(key=SEARCH_KEY).value == "the"
     assert at.text_input(key=ABOUT_KEY).value == "low-rank"
-    assert at.select_slider(key=RESULTS_KEY).value == 10
+    assert at.slider(key=RELEVANCE_KEY).value == 0.0
     assert at.slider(key=metadata_key("year")).value == (2024, 2025)
     assert at.multiselect(key=metadata_key("venue")).value == ["ICML"]
     assert at.session_state[READER_KEY] == 3  # the linked paper is read, even if the filters hide it

@@ -19,7 +19,7 @@ from tests.dashboard.tinybuild import XSS, tiny_papers, tiny_topics
 from topic_explorer.dashboard.logic.data import load_explorer
 from topic_explorer.dashboard.logic.filters import ColumnFilter
 from topic_explorer.dashboard.logic.maplabels import label_candidates, mapview_script
-from topic_explorer.dashboard.logic.viewlink import View, decode, default_results, encode, result_choices
+from topic_explorer.dashboard.logic.viewlink import View, decode, encode
 from topic_explorer.dashboard.ui import timeline
 from topic_explorer.dashboard.ui.explore import most_confident
 from topic_explorer.dashboard.ui.timeline import (
@@ -138,7 +138,7 @@ SPECS = (
 )
 def test_a_view_survives_its_link(topics, search, about, level, venues, year):
     view = View(
-        topics=topics, search=search, about=about, results=10 if about else None, level=level,
+        topics=topics, search=search, about=about, relevance=0.45 if about else None, level=level,
         paper="p000000000003", ranges={"year": year}, dates={"published": ("2024-02-01", "2024-03-01")},
         choices={"venue": venues} if venues else {},
     )  # fmt: skip
@@ -148,8 +148,14 @@ def test_a_view_survives_its_link(topics, search, about, level, venues, year):
 @pytest.mark.parametrize(
     "params",
     [
-        {"topics": "7,x", "detail": "9", "results": "33", "f.year": "1900..3000", "f.venue": '["nope"]'},
-        {"f.year": "nan..nan", "f.published": "2024-13-01..2024-01-01", "f.venue": "{not json", "detail": "-1"},
+        {"topics": "7,x", "detail": "9", "relevance": "1.5", "f.year": "1900..3000", "f.venue": '["nope"]'},
+        {
+            "f.year": "nan..nan",
+            "f.published": "2024-13-01..2024-01-01",
+            "f.venue": "{not json",
+            "detail": "-1",
+            "relevance": "nan",
+        },
     ],
 )
 def test_a_broken_link_opens_the_default_view(params):
@@ -251,9 +257,3 @@ def test_long_labels_take_two_lines_and_are_cut_only_after_a_whole_word(tree_bui
     assert text.endswith("…")
     assert name.startswith(text.replace("\n", " ")[:-1] + " ")
     assert abs(len(first) - len(second)) < 12
-
-
-@pytest.mark.parametrize(("papers", "default"), [(38, 10), (100, 25), (199, 25), (200, 50), (19_308, 50)])
-def test_search_by_meaning_shows_at_most_a_quarter_of_the_corpus_by_default(papers, default):
-    assert default_results(papers) == default
-    assert max(result_choices(papers)) < papers
