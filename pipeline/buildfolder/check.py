@@ -8,6 +8,7 @@ never with pickles allowed.
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 from typing import NoReturn
 
@@ -15,12 +16,12 @@ import numpy as np
 import pandas as pd
 
 from topic_explorer.pipeline.buildfolder.edits import (
+    EDIT_SCHEMAS,
     EDITS_FILE,
-    HISTORY_ACTIONS,
+    HISTORY_ENTRY_SCHEMA,
     MAX_EDITS,
     MAX_HISTORY,
     MAX_LABEL_CHARS,
-    MAX_WHO_CHARS,
 )
 from topic_explorer.pipeline.buildfolder.metadata import longest_text
 from topic_explorer.pipeline.buildfolder.schema import (
@@ -67,13 +68,6 @@ HIERARCHY_KINDS = {
     "keywords": "lists of text",
 }
 assert set(HIERARCHY_KINDS) == set(HIERARCHY_COLUMNS)
-# Each edit's fields and their JSON types (pipeline.buildfolder.edits.EDIT_KINDS says what they mean).
-EDIT_FIELDS: dict[str, dict[str, object]] = {
-    "rename": {"topic_id": int, "label": str},
-    "merge": {"topic_ids": [int], "into": int, "label": str},
-    "move": {"paper_ids": [str], "topic_id": int},
-    "rename_theme": {"group_id": int, "label": str},
-}
 JSON_NAMES = {"string": "text", "integer": "a whole number", "array": "a list", "object": "an object"}
 
 
@@ -128,33 +122,51 @@ def check_history(folder: Path, history: list) -> None:
     if len(history) > MAX_HISTORY:
         _refuse_edits(file, f"holds {len(history):,} history entries, more than the {MAX_HISTORY:,} kept")
     for number, entry in enumerate(history, start=1):
-        if not isinstance(entry, dict) or entry.get("action") not in HISTORY_ACTIONS:
+        wrong = _wrong_fields("history entry", entry) if isinstance(entry, dict) else ["action"]
+        if "action" in wrong:
             _refuse_edits(file, f"has history entry {number} that is neither an edit nor an undo")
-        for name in ("at", "by"):
-            if not isinstance(entry.get(name), str) or len(entry[name]) > MAX_WHO_CHARS:
-                _refuse_edits(file, f"has history entry {number} with a wrong {name!r}")
+        if wrong:
+            _refuse_edits(file, f"has history entry {number} with a wrong {wrong[0]!r}")
         _check_edit(file, f"history entry {number}", entry.get("edit"))
 
 
 def _check_edit(file: Path, name: str, edit: object) -> None:
-    fields = EDIT_FIELDS.get(edit.get("kind")) if isinstance(edit, dict) else None
-    if fields is None:
-        _refuse_edits(file, f"has {name} of no known kind ({', '.join(EDIT_FIELDS)})")
-    for field, kind in fields.items():
-        if not _json_holds(edit.get(field), kind):
-            _refuse_edits(file, f"has {name} ({edit['kind']}) with a wrong {field!r}")
-    if len(edit.get("label", "")) > MAX_LABEL_CHARS:
+    kind = edit.get("kind") if isinstance(edit, dict) else None
+    if not isinstance(kind, str) or kind not in EDIT_SCHEMAS:
+        _refuse_edits(file, f"has {name} of no known kind ({', '.join(EDIT_SCHEMAS)})")
+    wrong = _wrong_fields(edit["kind"], edit)
+    if wrong and wrong != ["label too long"]:
+        _refuse_edits(file, f"has {name} ({edit['kind']}) with a wrong {wrong[0]!r}")
+    if wrong:
         _refuse_edits(file, f"has {name} with a name longer than {MAX_LABEL_CHARS} characters")
     if edit["kind"] == "merge" and edit["into"] not in edit["topic_ids"]:
         _refuse_edits(file, f"has {name} merging into a topic it does not merge")
 
 
-def _json_holds(value: object, kind: object) -> bool:
-    if isinstance(kind, list):
-        return isinstance(value, list) and all(_json_holds(v, kind[0]) for v in value)
-    if kind is str:
-        return isinstance(value, str) and len(value) <= MAX_TEXT_CHARS
-    return isinstance(value, int) and not isinstance(value, bool)
+def _wrong_fields(schema_name: str, value: dict) -> list[str]:
+    """The fields of `value` that its schema refuses, in the schema's order (a missing one too), and a label that
+    is text but too long last, as "label too long", for its own message."""
+    validator = _json_validator(schema_name)
+    fields = list(validator.schema["properties"])
+    view = {field: value.get(field) for field in fields}  # a missing field is null: refused as of the wrong type
+    wrong = set()
+    for error in validator.iter_errors(view):
+        field = error.absolute_path[0]
+        wrong.add("label too long" if (field, error.validator) == ("label", "maxLength") else field)
+    return sorted(wrong, key=lambda field: fields.index(field) if field in fields else len(fields))
+
+
+@functools.cache
+def _json_validator(schema_name: str):
+    """The validator of an edit's kind or of "history entry", whose integers are whole numbers written as such: 1.0
+    or true is no topic id (jsonschema's "integer" takes 1.0)."""
+    from jsonschema import Draft202012Validator, validators
+
+    integers = Draft202012Validator.TYPE_CHECKER.redefine(
+        "integer", lambda _, value: isinstance(value, int) and not isinstance(value, bool)
+    )
+    strict = validators.extend(Draft202012Validator, type_checker=integers)
+    return strict(HISTORY_ENTRY_SCHEMA if schema_name == "history entry" else EDIT_SCHEMAS[schema_name])
 
 
 def _refuse_edits(file: Path, problem: str) -> NoReturn:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime
+import hashlib
 import json
 import os
 import tempfile
@@ -27,20 +28,51 @@ import numpy as np
 import pandas as pd
 
 from topic_explorer.pipeline.errors import UserError
+from topic_explorer.pipeline.settings import MAX_TEXT_CHARS
 
 EDITS_FILE = "edits.json"
-EDIT_KINDS = {
-    "rename": "`topic_id` (int) gets `label` (str)",
-    "merge": "`topic_ids` (list of int) become one topic, `into` (one of them), labelled `label`",
-    "move": "`paper_ids` (list of str) go to topic `topic_id`",
-    "rename_theme": "the theme `group_id` (of hierarchy.parquet, at every level it appears on) gets `label` (str)",
-}
 MAX_LABEL_CHARS = 200
 MAX_EDITS = 10_000
 MAX_HISTORY = 10_000  # entries kept; the oldest go first
 MAX_WHO_CHARS = 100  # a session's name, as the history records it
 HISTORY_ACTIONS = ("edit", "undo")
 MERGED_KEYWORDS = 25
+
+_ID = {"type": "integer"}
+_LABEL = {"type": "string", "maxLength": MAX_LABEL_CHARS}
+
+
+def _edit(meaning: str, **fields: dict) -> dict:
+    return {"description": meaning, "type": "object", "properties": fields, "required": list(fields)}
+
+
+# Each kind of edit, its meaning and its fields, as JSON Schemas: `pipeline.buildfolder.check` checks a file's edits
+# against them (in a schema's field order, the first wrong field named), and a merge's `into` against its ids.
+EDIT_SCHEMAS = {
+    "rename": _edit("`topic_id` gets `label`", topic_id=_ID, label=_LABEL),
+    "merge": _edit(
+        "`topic_ids` become one topic, `into` (one of them), labelled `label`",
+        topic_ids={"type": "array", "items": _ID}, into=_ID, label=_LABEL,
+    ),
+    "move": _edit(
+        "`paper_ids` go to topic `topic_id`",
+        paper_ids={"type": "array", "items": {"type": "string", "maxLength": MAX_TEXT_CHARS}}, topic_id=_ID,
+    ),
+    "rename_theme": _edit(
+        "the theme `group_id` (of hierarchy.parquet, at every level it appears on) gets `label`",
+        group_id=_ID, label=_LABEL,
+    ),
+}  # fmt: skip
+HISTORY_ENTRY_SCHEMA = {
+    "description": "an edit or an undo (`action`) of `edit`, when (`at`, UTC) and by whom (`by`, a session's name)",
+    "type": "object",
+    "properties": {
+        "action": {"enum": list(HISTORY_ACTIONS)},
+        "at": {"type": "string", "maxLength": MAX_WHO_CHARS},
+        "by": {"type": "string", "maxLength": MAX_WHO_CHARS},
+    },
+    "required": ["action", "at", "by"],  # and `edit`, checked against EDIT_SCHEMAS
+}
 
 
 def read_edits(folder: Path) -> list[dict]:
@@ -217,16 +249,11 @@ def _write(folder: Path, edits: list[dict], history: list[dict]) -> None:
 
 @contextlib.contextmanager
 def _locked(folder: Path) -> Iterator[None]:
-    """An exclusive lock on the build folder for one read-change-write of the edits (POSIX; elsewhere none)."""
-    try:
-        import fcntl
-    except ImportError:  # Windows: edits from two sessions at the same instant may race
+    """An exclusive lock on the build folder's edits for one read-change-write, between the threads and processes of
+    this machine (macOS, Windows and Linux alike). Its file is in the temporary folder, named by the build folder's
+    real path, so the build folder gains no file."""
+    from filelock import FileLock
+
+    digest = hashlib.sha256(str(Path(folder).resolve()).encode()).hexdigest()[:32]
+    with FileLock(Path(tempfile.gettempdir()) / f"topic-explorer-edits-{digest}.lock"):
         yield
-        return
-    descriptor = os.open(folder, os.O_RDONLY)
-    try:
-        fcntl.flock(descriptor, fcntl.LOCK_EX)
-        yield
-    finally:
-        fcntl.flock(descriptor, fcntl.LOCK_UN)
-        os.close(descriptor)

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import json
 import multiprocessing
+import re
+import threading
 
 import numpy as np
 import pytest
 
 from tests.dashboard.tinybuild import XSS, tiny_papers, tiny_topics
 from topic_explorer.pipeline.buildfolder import edits
-from topic_explorer.pipeline.buildfolder.read import read_build
+from topic_explorer.pipeline.buildfolder.read import read_build, read_edit_history
 from topic_explorer.pipeline.buildfolder.write import write_build
 from topic_explorer.pipeline.cli.main import main
 from topic_explorer.pipeline.errors import UserError
@@ -84,8 +86,10 @@ def _rename_many(folder, worker):
         edits.add_edit(folder, edits.rename(worker, f"worker {worker} edit {i}"), by="a test")
 
 
-def test_two_writers_at_once_lose_no_edit(folder):
-    processes = [multiprocessing.get_context("fork").Process(target=_rename_many, args=(folder, w)) for w in (0, 1)]
+@pytest.mark.parametrize("writers", [multiprocessing.get_context("fork").Process, threading.Thread])
+def test_two_writers_at_once_lose_no_edit(folder, writers):
+    """Two processes (two servers on one build), or two threads (two sessions of one server)."""
+    processes = [writers(target=_rename_many, args=(folder, w)) for w in (0, 1)]
     for process in processes:
         process.start()
     for process in processes:
@@ -99,23 +103,72 @@ def test_two_writers_at_once_lose_no_edit(folder):
     assert not [p for p in folder.iterdir() if p.name.startswith(f".{edits.EDITS_FILE}")]  # no temporary files left
 
 
+KINDS = "(rename, merge, move, rename_theme)"
+RENAME = {"kind": "rename", "topic_id": 0, "label": "x"}
+ENTRY = {"action": "edit", "at": "2026-01-01T00:00:00+00:00", "by": "amber falcon", "edit": RENAME}
+
+
+def _edits(*edits: object) -> str:
+    return json.dumps({"edits": list(edits)})
+
+
+def _history(*entries: object) -> str:
+    return json.dumps({"edits": [], "history": list(entries)})
+
+
 @pytest.mark.parametrize(
-    "content",
+    ("content", "problem"),
     [
-        "not json",
-        '{"edits": 5}',
-        '{"edits": [{"kind": "delete everything"}]}',
-        '{"edits": [{"kind": "rename", "topic_id": "0", "label": "x"}]}',
-        '{"edits": [{"kind": "merge", "topic_ids": [0, 1], "into": 2, "label": "x"}]}',
-        '{"edits": [{"kind": "move", "paper_ids": [1, 2], "topic_id": 0}]}',
-        '{"edits": [{"kind": "rename", "topic_id": 0, "label": "' + "x" * 300 + '"}]}',
+        ("not json", "is damaged"),
+        ('{"edits": 5}', "holds no list of edits"),
+        (_edits({"kind": "delete everything"}), f"has edit 1 of no known kind {KINDS}"),
+        (_edits({"topic_id": 0, "label": "x"}), f"has edit 1 of no known kind {KINDS}"),
+        (_edits("rename"), f"has edit 1 of no known kind {KINDS}"),
+        (_edits({"kind": ["rename"]}), f"has edit 1 of no known kind {KINDS}"),
+        (_edits(RENAME, RENAME | {"topic_id": "0"}), "has edit 2 (rename) with a wrong 'topic_id'"),
+        (_edits(RENAME | {"topic_id": True}), "has edit 1 (rename) with a wrong 'topic_id'"),
+        (_edits(RENAME | {"topic_id": 1.0}), "has edit 1 (rename) with a wrong 'topic_id'"),
+        (_edits({"kind": "rename", "topic_id": 0}), "has edit 1 (rename) with a wrong 'label'"),
+        (_edits(RENAME | {"label": 7}), "has edit 1 (rename) with a wrong 'label'"),
+        (_edits(RENAME | {"topic_id": "0", "label": 7}), "has edit 1 (rename) with a wrong 'topic_id'"),  # the first
+        (_edits({"kind": "merge", "topic_ids": [0, 1], "into": 2, "label": "x"}),
+         "has edit 1 merging into a topic it does not merge"),
+        (_edits({"kind": "merge", "topic_ids": 0, "into": 0, "label": "x"}),
+         "has edit 1 (merge) with a wrong 'topic_ids'"),
+        (_edits({"kind": "move", "paper_ids": [1, 2], "topic_id": 0}), "has edit 1 (move) with a wrong 'paper_ids'"),
+        (_edits({"kind": "rename_theme", "group_id": "a", "label": "x"}),
+         "has edit 1 (rename_theme) with a wrong 'group_id'"),
+        (_edits(RENAME | {"label": "x" * 201}), "has edit 1 with a name longer than 200 characters"),
     ],
-)
-def test_a_damaged_edits_file_is_refused_with_a_way_out(folder, content):
+)  # fmt: skip
+def test_a_damaged_edits_file_is_refused_with_what_is_wrong_and_a_way_out(folder, content, problem):
     (folder / edits.EDITS_FILE).write_text(content, encoding="utf-8")
-    with pytest.raises(UserError, match="delete it to see the build without its edits"):
+    with pytest.raises(UserError, match=_refusal(folder, problem)):
         read_build(folder)
     read_build(folder, with_edits=False)
+
+
+@pytest.mark.parametrize(
+    ("content", "problem"),
+    [
+        (_history(ENTRY | {"action": "redo"}), "has history entry 1 that is neither an edit nor an undo"),
+        (_history(5), "has history entry 1 that is neither an edit nor an undo"),
+        (_history(ENTRY | {"by": "b" * 101}), "has history entry 1 with a wrong 'by'"),
+        (_history(ENTRY | {"at": 5}), "has history entry 1 with a wrong 'at'"),
+        (_history(ENTRY, ENTRY | {"edit": RENAME | {"topic_id": "0"}}),
+         "has history entry 2 (rename) with a wrong 'topic_id'"),
+    ],
+)  # fmt: skip
+def test_a_damaged_edit_history_is_refused_with_what_is_wrong_and_a_way_out(folder, content, problem):
+    (folder / edits.EDITS_FILE).write_text(content, encoding="utf-8")
+    with pytest.raises(UserError, match=_refusal(folder, problem)):
+        read_edit_history(folder)
+
+
+def _refusal(folder, problem: str) -> str:
+    """The whole one-line message: the file, what is wrong, and the way out."""
+    sep = "; " if problem in ("is damaged", "holds no list of edits") else ": "
+    return re.escape(f"{folder / edits.EDITS_FILE} {problem}{sep}delete it to see the build without its edits") + "$"
 
 
 @pytest.mark.parametrize("label", ["", "   ", "x" * 201])
