@@ -183,7 +183,7 @@ def test_the_unvalidated_timeline_is_valid_plotly_with_a_series_per_group_and_th
     table = shares(years_of(explorer.papers["year"]), explorer.levels[1], np.ones(8, bool))
     monkeypatch.setattr(timeline, "MAX_SERIES", 2)
     totals = year_totals(years_of(explorer.papers["year"]))
-    figure = timeline_figure(table, explorer.levels[1], totals)
+    figure = timeline_figure(table, explorer.levels[1], totals, min_papers=1)
     go.Figure(figure.to_dict())  # full validation, skipped at run time for speed
     assert [trace.name for trace in figure.data][-1] == "1 other topics"
     assert len(figure.data) == 3
@@ -191,7 +191,7 @@ def test_the_unvalidated_timeline_is_valid_plotly_with_a_series_per_group_and_th
     assert clicked_group(clicked) == table.groupby("group")["papers"].sum().idxmax()
     assert clicked_group({"selection": {"points": [{"customdata": figure.data[-1].customdata[0]}]}}) is None
     assert list(figure.layout.xaxis.ticktext) == [f"{year}<br>{n:,} papers" for year, n in totals.items()]
-    counts = timeline_figure(table, explorer.levels[1], totals, timeline.COUNT)
+    counts = timeline_figure(table, explorer.levels[1], totals, timeline.COUNT, min_papers=1)
     assert list(counts.data[0].y) == table[table["group"] == figure.data[0].customdata[0][0]]["papers"].tolist()
 
 
