@@ -113,3 +113,39 @@ def ids_page(browser, ids_server):
     page = _open(browser, ids_server)
     yield page
     page.context.close()
+
+
+# Waits on a condition, never a sleep: a slower page waits longer, a wrong one times out.
+CURRENT_MAP = (
+    "[...document.querySelectorAll('.js-plotly-plot')].find(g => g.layout && g.layout.meta"
+    " && g.layout.meta.topicExplorerMap && !g.closest('[data-stale=true]'))"
+)
+_RERUN_OVER = "() => !document.querySelector('[data-stale=true], [data-testid=stStatusWidgetRunningIcon]')"
+
+
+def wait_for_rerun(page, timeout_ms: int = 60_000) -> None:
+    """Once an action's first effect shows, wait until the app's rerun is over: no element left over from the run
+    before (Streamlit marks those stale) and no running icon."""
+    page.wait_for_function(_RERUN_OVER, polling="raf", timeout=timeout_ms)
+
+
+def mark_map(page) -> None:
+    """Note the map's figure now, so that `wait_for_new_map` can tell the next one from it."""
+    page.evaluate(f"() => {{ window.__teMarked = ({CURRENT_MAP} || {{}}).layout; }}")
+
+
+def wait_for_new_map(page, ranges: list | None = None, timeout_ms: int = 60_000) -> None:
+    """Wait until the map shows a figure other than the one `mark_map` noted (any, on a fresh page), the page's map
+    script has handled it (kept zoom put back, labels placed), and, with `ranges`, the map shows those ranges."""
+    page.wait_for_function(
+        f"""(want) => {{
+            const gd = {CURRENT_MAP};
+            if (!gd || !gd._fullLayout || gd.layout === window.__teMarked || gd.__teLayout !== gd.layout) return false;
+            if (!want) return true;
+            const now = [gd._fullLayout.xaxis.range, gd._fullLayout.yaxis.range];
+            return now.every((axis, i) => axis.every((v, j) => Math.abs(v - want[i][j]) < 1e-9));
+        }}""",
+        arg=ranges,
+        polling="raf",
+        timeout=timeout_ms,
+    )

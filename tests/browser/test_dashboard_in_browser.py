@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.browser.conftest import _open
+from tests.browser.conftest import _open, wait_for_rerun
 from tests.browser.harness import running_server
 from topic_explorer.pipeline.share.sample import MAP_POINTS_ENV
 
@@ -97,7 +97,7 @@ def test_box_selecting_on_the_map_selects_and_exports_those_papers(page: Page, s
         "() => document.querySelector('[data-testid=stPlotlyChart] .js-plotly-plot')"
         f".data.some(t => t.name === 'Selected ({selected})')"
     )
-    page.wait_for_timeout(1000)  # let the ringed markers draw before the screenshot
+    wait_for_rerun(page)  # the ringed markers drawn before the screenshot
     page.screenshot(path=screens / "browser-selected.png")
     _, rows = download_csv(page)
     assert len(rows) == selected
@@ -124,7 +124,7 @@ def test_a_sampled_map_says_so_and_a_box_over_it_selects_and_exports_every_paper
     box_select(page, right=0.995, bottom=0.995)  # the whole map: 10 papers drawn under it, 38 inside it
     expect(status(page)).to_contain_text("Showing 38 of 38 papers · 38 selected")
     expect(download_button(page)).to_have_text("Download 38 selected papers (CSV)")
-    page.wait_for_timeout(1000)  # let the ringed markers draw before the screenshot
+    wait_for_rerun(page)  # the ringed markers drawn before the screenshot
     page.screenshot(path=screens / "browser-sampled-map-selected.png")
     _, rows = download_csv(page)
     assert len(rows) == 38

@@ -83,6 +83,15 @@ def presses(frame: object, key: str) -> bool:
     return any(w.id.endswith(f"-{key}") and w.trigger_value for w in widgets)
 
 
+def runs_finished(frames: list) -> int:
+    """How many of the server's messages to the page say that a run of the script has ended."""
+    from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+    return sum(
+        isinstance(f, bytes) and ForwardMsg.FromString(f).WhichOneof("type") == "script_finished" for f in frames
+    )
+
+
 def wait_for_history(build: Path, entries: int) -> list[dict]:
     deadline = time.monotonic() + 30
     while len(read_history(build)) < entries and time.monotonic() < deadline:
@@ -125,16 +134,25 @@ def test_an_undo_allowed_with_allow_edits_is_refused_when_replayed_to_a_read_onl
     page.context.close()
     crafted = next(frame for frame in sent if presses(frame, "edit-undo"))  # the undo as the browser sent it
 
-    servers = []
+    servers, received = [], []
 
     def intercept(page: Page) -> None:
-        page.route_web_socket("**/_stcore/stream", lambda ws: servers.append(ws.connect_to_server()))
+        def route(ws) -> None:  # pass every message on, and keep the server's to see when a run has ended
+            server = ws.connect_to_server()
+            server.on_message(lambda message: (received.append(message), ws.send(message)))
+            servers.append(server)
+
+        page.route_web_socket("**/_stcore/stream", route)
 
     # Sent to the read-only server, the same request changes nothing.
     url, build = read_only
     page = open_page(browser, url, intercept)
+    runs = runs_finished(received)
     servers[-1].send(crafted)
-    time.sleep(3)  # the server has run the page again with the crafted widget states
+    deadline = time.monotonic() + 30
+    while runs_finished(received) == runs and time.monotonic() < deadline:
+        page.wait_for_timeout(100)  # lets Playwright deliver the server's messages
+    assert runs_finished(received) > runs, "the server never ran the page again with the crafted widget states"
     expect(page.get_by_text("Editing is off").first).to_be_visible()
     assert not (build / EDITS_FILE).exists()
     page.context.close()

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.browser.conftest import _open
+from tests.browser.conftest import _open, wait_for_new_map, wait_for_rerun
 from tests.browser.harness import running_server
 from tests.browser.test_dashboard_in_browser import box_select, status
 from tests.browser.test_explore_field_in_browser import MAP, RANGES, map_toolbar, same_ranges
@@ -84,15 +84,14 @@ def test_reset_view_is_kept_across_a_reload(page: Page):
     full = page.evaluate(RANGES)
     map_toolbar(page, "in")
     page.wait_for_function(f"() => {MAP}._fullLayout.xaxis.range[0] > {full[0][0]}")
-    page.wait_for_timeout(500)
-    page.get_by_role("button", name="Reset view").click()
-    page.wait_for_function(f"() => {MAP}._fullLayout.xaxis.range[0] === {full[0][0]}")
     kept = "() => Object.keys(sessionStorage).filter(k => k.startsWith('topic-explorer-view:'))"
     kept_x0 = f"() => ({kept})().map(k => JSON.parse(sessionStorage.getItem(k)).x[0])"
+    page.wait_for_function(f"() => {{ const xs = ({kept_x0})(); return xs.length === 1 && xs[0] > {full[0][0]}; }}")
+    page.get_by_role("button", name="Reset view").click()
+    page.wait_for_function(f"() => {MAP}._fullLayout.xaxis.range[0] === {full[0][0]}")
     page.wait_for_function(f"() => {{ const xs = ({kept_x0})(); return xs.length === 1 && xs[0] === {full[0][0]}; }}")
     page.reload()
-    page.locator(".te-map-label").first.wait_for(state="attached")
-    page.wait_for_timeout(2000)  # the script restores a kept zoom within a few hundred milliseconds
+    wait_for_new_map(page)  # the page's script has read the kept view and, where it differs, put it back
     assert same_ranges(page.evaluate(RANGES), full)
 
 
@@ -136,7 +135,7 @@ def test_the_reader_names_the_paper_it_shows_after_a_table_selection(page: Page,
     page.mouse.click(box["x"] + 18, box["y"] + 35 * 3 + 17)  # the third row's checkbox
     expect(status(page)).to_contain_text("· 1 selected")
     expect(page.get_by_role("combobox", name="Read a selected paper")).to_be_visible()
-    page.wait_for_timeout(1000)
+    wait_for_rerun(page)
     chosen, shown = read_shown_title(page)
     page.screenshot(path=screens / "truth-reader-after-selection.png")
     assert chosen == shown
@@ -215,8 +214,7 @@ LABEL_CHECK = """() => {
 def test_every_topic_gets_a_whole_label_inside_the_map_that_covers_none_of_its_papers(
     page: Page, screens: Path, sample_build
 ):
-    page.locator(".te-map-label").first.wait_for(state="attached")
-    page.wait_for_timeout(1000)
+    wait_for_new_map(page)  # drawn, and its labels placed by the page's script
     labels = page.evaluate(LABEL_CHECK)
     page.screenshot(path=screens / "truth-map-labels.png")
     names = set(read_build(sample_build).topics["label"])
@@ -279,30 +277,34 @@ def test_topics_over_time_keeps_its_meaning_after_a_click(browser, years_server,
         page.context.close()
 
 
-VISIBLE_MAPS = """() => [...document.querySelectorAll('.js-plotly-plot')]
-    .filter(g => g.layout && g.layout.meta && g.layout.meta.topicExplorerMap && g.getClientRects().length).length"""
+MAPS_SHOWN = """() => [...document.querySelectorAll('.js-plotly-plot')]
+    .filter(g => g.layout && g.layout.meta && g.layout.meta.topicExplorerMap && g.getClientRects().length)
+    .map(g => g.closest('[data-stale=true]') ? 'old' : 'new')"""
 
 
 def test_a_box_selection_leaves_no_ghost_of_the_old_map(page: Page):
+    """Streamlit keeps a changed figure's old element, faded, below the new one until the whole rerun ends (seconds
+    at 20,000 papers); the page's script hides it as soon as the new map is there, while the rerun still runs."""
     box_select(page, right=0.6, bottom=0.6)
-    ghost = page.evaluate(
+    frames = page.evaluate(
         f"""() => new Promise(done => {{
-            let counted = null, last = null;
+            const frames = [], until = performance.now() + 60000;
             const look = () => {{
-                const now = performance.now();
-                const status = [...document.querySelectorAll('[data-testid=stMarkdownContainer] p')]
+                const counted = [...document.querySelectorAll('[data-testid=stMarkdownContainer] p')]
                     .some(p => /· [1-9]\\d* selected/.test(p.innerText));
-                if (status && counted === null) counted = now;
-                if (({VISIBLE_MAPS})() > 1) last = now;
-                counted !== null && now - counted > 3000 ? done(last === null ? 0 : last - counted)
-                    : requestAnimationFrame(look);
+                const running = !!document.querySelector('[data-stale=true]:not([data-te-ghost])');
+                if (counted) frames.push({{maps: ({MAPS_SHOWN})(), running}});
+                const over = counted && !document.querySelector('[data-stale=true]');
+                over || performance.now() > until ? done(frames) : requestAnimationFrame(look);
             }};
             look();
         }})"""
     )
-    # ms after the count changed that the old map still showed, faded, below the new one: it used to stay for the
-    # whole rerun, over 2 s; now it goes when the new map has drawn, which takes a few hundred ms on a busy machine.
-    assert ghost < 1000
+    # Each frame from the new count to the rerun's end: the maps shown (old or new) and whether the rerun still ran.
+    assert frames
+    assert not frames[-1]["running"], "the rerun never ended"
+    assert frames[-1]["maps"] == ["new"]
+    assert any(f["running"] and f["maps"] == ["new"] for f in frames), frames  # gone before the rerun ended
 
 
 def test_no_internal_name_or_placeholder_reaches_the_page(page: Page, ids_page: Page):

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.browser.conftest import wait_until_ready
+from tests.browser.conftest import wait_for_rerun, wait_until_ready
 from tests.browser.harness import running_server
 from tests.dashboard.tinybuild import HOSTILE_FOLDER, HOSTILE_MANIFEST, XSS, hostile_papers, hostile_topics
 from topic_explorer.pipeline.buildfolder.write import write_build
@@ -59,6 +59,6 @@ def test_script_in_every_field_of_a_build_never_runs_and_reads_as_text(browser, 
     page.get_by_text("Topic quality").click()
     expect(page.get_by_role("combobox", name="Topic to look at")).to_have_value(re.compile(r"^<img src=x"))
     page.screenshot(path=screens / "untrusted-quality.png")
-    page.wait_for_timeout(1000)  # an injected <img src=x> would have fired its onerror by now
+    wait_for_rerun(page)  # every element drawn: an injected <img src=x> would be in the page
     assert page.evaluate(INJECTED) == {"flag": None, "images": 0, "links": 0, "scripts": 0, "bold": 0}
     context.close()
