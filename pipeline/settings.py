@@ -39,8 +39,7 @@ MAX_TITLE_CHARS = 200
 SAMPLE_TITLE = "NeurIPS 2025 sample"
 """The bundled sample's title."""
 
-_PART_SUFFIX = re.compile(r"[\s_.-]*(?:part|pt|chunk|shard)?[\s_.-]*\d{1,3}$", re.IGNORECASE)
-_SPLIT = re.compile(r"[\s_.-]+|(?<=[a-z])(?=\d)|(?<=\d)(?=[a-z])", re.IGNORECASE)
+_PART_SUFFIX = re.compile(r"[\s_.-]*(?:part|pt|chunk|shard)?[\s_.-]*(?<!\d)\d{1,3}$", re.IGNORECASE)  # not a year
 
 EMBEDDERS = ("minilm", "tfidf")
 EMBEDDER_TITLES = {
@@ -60,19 +59,26 @@ def default_title(inputs: Sequence[str | Path]) -> str:
     """A corpus's title from its files' names, for a build given no --title (the sample's own for no files).
 
     "ml_venues_by_field.jsonl.gz" -> "ML venues by field"; parts of one corpus ("arxiv_part1", "arxiv_part2")
-    name it once. Short words without a vowel read as acronyms ("nlp" -> "NLP").
+    name it once. Words and numbers stay as written ("arxiv-3k" -> "arXiv 3k", not "Arxiv 3 K"); short words
+    without a vowel or digit read as acronyms ("nlp" -> "NLP"); sources with a spelling of their own keep it.
     """
     names: list[str] = []
     for path in inputs:
         stem = Path(path).name.split(".")[0]
         stem = _PART_SUFFIX.sub("", stem) or stem
-        words = [w.upper() if len(w) <= 4 and not re.search(r"[aeiouy\d]", w, re.IGNORECASE) else w
-                 for w in _SPLIT.split(stem) if w]  # fmt: skip
+        words = [_OWN_SPELLINGS.get(w.casefold()) or (w.upper() if len(w) <= 4 and not re.search(r"[aeiouy\d]", w,
+                 re.IGNORECASE) else w) for w in re.split(r"[\s_.-]+", stem) if w]  # fmt: skip
         name = " ".join(words)
-        name = name[:1].upper() + name[1:]
+        if name[:1].islower() and words[0].islower():  # "arXiv" keeps its small a
+            name = name[:1].upper() + name[1:]
         if name and name not in names:
             names.append(name)
     return ", ".join(names)[:MAX_TITLE_CHARS] if names else SAMPLE_TITLE
+
+
+_OWN_SPELLINGS = {
+    name.casefold(): name for name in ("arXiv", "bioRxiv", "medRxiv", "chemRxiv", "PubMed", "OpenAlex", "GitHub")
+}
 
 
 def check_title(title: str) -> str:

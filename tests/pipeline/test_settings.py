@@ -15,7 +15,9 @@ from topic_explorer.pipeline.settings import BuildSettings, default_cache_dir, d
     ("inputs", "title"),
     [
         (["/data/ml_venues_by_field.jsonl.gz"], "ML venues by field"),
-        (["x/arxiv_2024_2026_part1.jsonl.gz", "x/arxiv_2024_2026_part2.jsonl.gz"], "Arxiv 2024 2026"),
+        (["x/arxiv_2024_2026_part1.jsonl.gz", "x/arxiv_2024_2026_part2.jsonl.gz"], "arXiv 2024 2026"),
+        (["arxiv-3k.jsonl"], "arXiv 3k"),
+        (["PubMed-2024.csv", "biorxiv_neuro.csv"], "PubMed 2024, bioRxiv neuro"),
         (["papers.csv", "nlp-talks.parquet"], "Papers, NLP talks"),
         ([], "NeurIPS 2025 sample"),
     ],
