@@ -6,6 +6,7 @@ through `pipeline.buildfolder.read` without paying for them.
 """
 
 import os
+from importlib import metadata
 
 # Nothing is ever downloaded: the model ships in a package. Set before any step imports huggingface_hub, which
 # reads these once at import (BERTopic.load otherwise asks the hub for the model its saved config names, and
@@ -13,4 +14,4 @@ import os
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
-__version__ = "0.1.0"
+__version__ = metadata.version("topic-explorer")  # one home: pyproject.toml's, as installed

@@ -2,6 +2,8 @@
 
 import json
 import shutil
+import tomllib
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -45,6 +47,13 @@ def test_build_has_the_documented_schema(metadata_build):
     assert "cache_dir" not in manifest["settings"]
     assert "versions" in manifest
     assert manifest["created_at"].endswith("+00:00")
+
+
+def test_the_manifest_names_the_version_that_pyproject_gives(metadata_build):
+    """The version has one home, pyproject.toml; the package reads it from the installed metadata."""
+    pyproject = Path(__file__).resolve().parents[2] / "pyproject.toml"
+    version = tomllib.loads(pyproject.read_text())["project"]["version"]
+    assert read_build(metadata_build).manifest["tool"] == f"topic-explorer {version}"
 
 
 def files_of(folder):
