@@ -3,6 +3,7 @@
     .venv/bin/python benchmarks/audit_labels_and_titles.py                  # every corpus
     .venv/bin/python benchmarks/audit_labels_and_titles.py --corpora sample # a minute
     .venv/bin/python benchmarks/audit_labels_and_titles.py --titles-only    # docs/title-audit.md alone, no build
+    .venv/bin/python benchmarks/audit_labels_and_titles.py --corpora arxiv 20ng --cache-dir /work/embcache
 
 The label audit lists, per topic, its label, top keywords and three most representative
 titles (the papers closest to the topic's centre), for the bundled sample and for 5,000
@@ -10,7 +11,10 @@ ml_venues abstracts (the seeded sample `compare_with_bertopic.py` draws; skipped
 ../shared/data is absent), and for the label instrument's corpora (`label_instrument.py`:
 `keyworded`, the 2,667 papers with author keywords, and `mixed`, those among 5,000), where each
 topic also shows the author keyword closest to its label and their MiniLM cosine, and the
-section opens with the instrument's figures. The title audit gives the figures of `title_scores.py`
+section opens with the instrument's figures; and for `arxiv` and `20ng` (5,000 papers each), the instrument's
+field-name scores (b): per level (topics, then each theme level) the mean MiniLM cosine of our names and of stock
+BERTopic's to the names of the categories most particular to each group, then every topic and theme. The title
+audit gives the figures of `title_scores.py`
 (derived titles against real ones, real titles hidden, beside the first sentence and the commits before
 and after titles got worse) and lists every derived title of the sample beside the abstract's
 first sentence. What a reader writes in the docs survives a rerun: the notes between the
@@ -30,7 +34,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import title_scores
 from compare_with_bertopic import corpus_files
-from label_instrument import LOW, Scored, measure
+from label_instrument import CATEGORY_CORPORA, LOW, Scored, measure
 
 from topic_explorer.pipeline.build import run_build
 from topic_explorer.pipeline.buildfolder.read import read_build
@@ -41,11 +45,11 @@ from topic_explorer.pipeline.text.clean import strip_markup
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 KEYWORDS_SHOWN = 8
 TITLES_SHOWN = 3
-CORPORA = ("sample", "keyworded", "mixed", "ml5k")
+CORPORA = ("sample", "keyworded", "mixed", "ml5k", *CATEGORY_CORPORA)
 COMMAND = "`.venv/bin/python benchmarks/audit_labels_and_titles.py` (add `--corpora sample` for the sample only)"
 TITLE_COMMAND = "`.venv/bin/python benchmarks/audit_labels_and_titles.py --titles-only`"
 COMPARED = ("819a271", "8f75936")  # the commits between which derived titles got worse (issue 20)
-_NOTES = re.compile(r"<!-- reader-notes:(?P<corpus>\w+) -->\n(?P<notes>.*?)<!-- /reader-notes -->", re.DOTALL)
+_NOTES = re.compile(r"<!-- reader-notes:(?P<corpus>[\w-]+) -->\n(?P<notes>.*?)<!-- /reader-notes -->", re.DOTALL)
 _VERDICT_ROW = re.compile(
     r"^\| `(?P<id>p[0-9a-f]{12})` \| (?P<title>.*?) \| .*? \| (?P<verdict>[^|]*) \|$", re.MULTILINE
 )
@@ -55,7 +59,10 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--corpora", nargs="+", choices=CORPORA, default=list(CORPORA))
     parser.add_argument("--titles-only", action="store_true", help="write docs/title-audit.md alone (no builds)")
+    parser.add_argument("--embedder", choices=("minilm", "tfidf"), default="minilm", help="the builds' embedder")
+    parser.add_argument("--cache-dir", type=Path, help="the builds' embedding cache (e.g. /work/embcache)")
     args = parser.parse_args()
+    settings = {"embedder": args.embedder} | ({"cache_dir": args.cache_dir} if args.cache_dir else {})
     label_doc, title_doc = DOCS / "label-audit.md", DOCS / "title-audit.md"
     if args.titles_only:
         write_title_audit(load_corpus(sample_files()).papers, title_doc)
@@ -65,8 +72,16 @@ def main() -> int:
     sections = _kept_sections(label_doc)
     with tempfile.TemporaryDirectory() as scratch:
         for name in args.corpora:
+            if name in CATEGORY_CORPORA:
+                measured = measure(name, Path(scratch), settings=settings)
+                if measured is None:
+                    print(f"skipping {name}: its data file is not in ../shared/data", file=sys.stderr)
+                    continue
+                key = name if args.embedder == "minilm" else f"{name}-{args.embedder}"
+                sections[key] = field_section(key, measured[0], notes.get(key, ""), measured[1], args.embedder)
+                continue
             if name in ("keyworded", "mixed"):
-                measured = measure(name, Path(scratch))
+                measured = measure(name, Path(scratch), settings=settings)
                 if measured is None:
                     print(f"skipping {name}: its data file is not in ../shared/data", file=sys.stderr)
                     continue
@@ -78,7 +93,7 @@ def main() -> int:
                 continue
             print(f"building {name} ...", file=sys.stderr, flush=True)
             build = Path(scratch) / name
-            run_build(paths, build, BuildSettings())
+            run_build(paths, build, BuildSettings(**settings))
             sections[name] = label_section(name, read_build(build), notes.get(name, ""))
             if name == "sample":
                 write_title_audit(read_build(build).papers, title_doc)
@@ -119,6 +134,34 @@ def label_section(name: str, build, notes: str, scored: Scored | None = None) ->
     return "\n".join([*lines, "", f"<!-- reader-notes:{name} -->", notes.rstrip() + "\n<!-- /reader-notes -->", ""])
 
 
+def field_section(name: str, build, notes: str, table, embedder: str) -> str:
+    """(b) for one corpus: the figures per level, then every group with its closest category and stock's name."""
+    lines = [
+        f"## {name}: {len(build.papers):,} papers, {len(build.topics)} topics ({embedder} build)",
+        "",
+        "Field names (b): the MiniLM cosine of each name to the closest human name of the (up to 5) categories most",
+        "particular to its papers; stock: BERTopic's default name for the same papers (top 4 c-TF-IDF words).",
+        "",
+        "| level | groups | our names: mean | min | stock BERTopic: mean | ours - stock |",
+        "|---|---|---|---|---|---|",
+    ]
+    for level, rows in table.groupby("level", sort=False):
+        ours, stock, low = rows["label_score"].mean(), rows["stock_score"].mean(), rows["label_score"].min()
+        lines.append(f"| {level} | {len(rows)} | {ours:.3f} | {low:.2f} | {stock:.3f} | {ours - stock:+.3f} |")
+    lines += [
+        "",
+        "| level | papers | name (cosine) | stock name (cosine) | most particular categories |",
+        "|---|---|---|---|---|",
+    ]
+    for row in table.sort_values(["level", "size"], ascending=[True, False]).itertuples():
+        lines.append(
+            f"| {row.level} | {row.size} | **{_cell(row.label)}** ({row.label_score:.2f}) | {_cell(row.stock)}"
+            f" ({row.stock_score:.2f}) | {_cell(', '.join(row.references))} |"
+        )
+    notes = notes or "_What a reader would still rename: to be written after reading the table above._\n"
+    return "\n".join([*lines, "", f"<!-- reader-notes:{name} -->", notes.rstrip() + "\n<!-- /reader-notes -->", ""])
+
+
 def label_audit(sections: dict[str, str]) -> str:
     head = [
         "# Label audit",
@@ -132,7 +175,8 @@ def label_audit(sections: dict[str, str]) -> str:
         "",
         "",
     ]
-    return "\n".join(head) + "\n".join(sections[name] for name in CORPORA if name in sections)
+    keys = [key for name in CORPORA for key in (name, f"{name}-tfidf") if key in sections]
+    return "\n".join(head) + "\n".join(sections[key] for key in keys)
 
 
 def write_title_audit(papers, doc: Path) -> None:

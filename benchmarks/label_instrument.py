@@ -1,7 +1,9 @@
-"""Labels measured against what authors call their work: the label instrument of issue 20.
+"""Labels measured against what authors call their work (issue 20) and against the names of their fields (issue 29).
 
-    .venv/bin/python benchmarks/label_instrument.py                      # both corpora
+    .venv/bin/python benchmarks/label_instrument.py                      # every corpus
     .venv/bin/python benchmarks/label_instrument.py --corpora keyworded  # the 2,667 keyworded papers only
+    .venv/bin/python benchmarks/label_instrument.py --corpora arxiv 20ng --embedder tfidf  # (b), TF-IDF builds
+    .venv/bin/python benchmarks/label_instrument.py --cache-dir /work/embcache  # MiniLM from a filled cache
     .venv/bin/python benchmarks/label_instrument.py --out DIR            # keep the builds in DIR
     .venv/bin/python benchmarks/label_instrument.py --out DIR --score-only   # score them again
 
@@ -19,6 +21,14 @@ Each topic with at least `MIN_KEYWORDED` papers carrying keywords is scored:
 - the baseline is a label made of the topic's first three keywords ("robot, robotic, planning").
 Printed: per topic its label, closest reference and cosine; then mean, minimum and the share below
 0.60 for the labels and for the baseline. Goal (issue 20): mean >= 0.90, none below 0.60.
+
+(b) Field names (`arxiv`: 5,000 papers of arxiv_2024_2026_part1, `20ng`: 5,000 posts of 20newsgroups_bydate, each
+a seeded sample, seed 0): every topic and every theme of every level is scored by the MiniLM cosine of its name to
+the closest human name (`category_names.py`: "cs.CL" -> "Computation and Language") of the `REFERENCES` categories
+most particular to it (papers of the group in the category x log(N / papers of the corpus in it), each holding at
+least `MIN_USES` of its papers). The baseline is stock BERTopic's name for the same papers: its c-TF-IDF's top
+`STOCK_WORDS` words (CountVectorizer with English stop words, `ClassTfidfTransformer`), "1_word_word_word_word",
+scored as its words. Goals (issue 29): labels >= stock + 0.15; every theme level >= the topics' score.
 """
 
 from __future__ import annotations
@@ -45,6 +55,11 @@ MIN_USES = 2  # a reference name is used by at least this many of the topic's pa
 MIN_KEYWORDED = 5  # a topic with fewer keyworded papers is not scored
 LOW = 0.60  # a label below this cosine to every reference name misses what its authors call it
 BASELINE_KEYWORDS = 3
+STOCK_WORDS = 4  # BERTopic's default topic names: "{id}_{w1}_{w2}_{w3}_{w4}"
+CATEGORY_CORPORA = {  # name -> (file under ../shared/data, papers, seed): the samples the embedding cache holds
+    "arxiv": ("arxiv_2024_2026_part1.jsonl.gz", 5000, 0),
+    "20ng": ("20newsgroups_bydate.jsonl.gz", 5000, 0),
+}
 _TOKEN = re.compile(r"[\w'-]+|[^\w\s]+|\s+")
 
 
@@ -168,6 +183,97 @@ def score_build(build, keywords: dict[str, list[str]], embed, acronyms: dict[str
     return Scored(pd.DataFrame(rows).sort_values("size", ascending=False, ignore_index=True))
 
 
+def category_corpus(name: str, scratch: Path) -> tuple[Path, dict[str, str]] | None:
+    """The seeded sample as a JSON Lines file without categories, and each paper's category by id; None when absent."""
+    file_name, size, seed = CATEGORY_CORPORA[name]
+    source = DATA.parent / file_name
+    if not source.exists():
+        return None
+    with gzip.open(source, "rt", encoding="utf-8") as lines:
+        rows = [json.loads(line) for line in random.Random(seed).sample(lines.readlines(), size)]
+    path = scratch / f"{name}.jsonl"
+    path.write_text(
+        "".join(json.dumps({"id": r["id"], "title": r["title"], "abstract": r["abstract"]}) + "\n" for r in rows),
+        encoding="utf-8",
+    )
+    return path, {str(r["id"]): r["category"] for r in rows if r.get("category")}
+
+
+def stock_names(texts: list[str], groups: list[int]) -> dict[int, str]:
+    """Stock BERTopic's name of each group of `texts`: the top `STOCK_WORDS` words of its c-TF-IDF, as words."""
+    from bertopic.vectorizers import ClassTfidfTransformer
+    from sklearn.feature_extraction.text import CountVectorizer
+
+    frame = pd.DataFrame({"text": texts, "group": groups}).groupby("group")["text"].apply(" ".join)
+    vectorizer = CountVectorizer(stop_words="english")
+    weights = ClassTfidfTransformer().fit_transform(vectorizer.fit_transform(frame.to_numpy())).toarray()
+    words = vectorizer.get_feature_names_out()
+    return {int(g): " ".join(words[weights[i].argsort()[::-1][:STOCK_WORDS]]) for i, g in enumerate(frame.index)}
+
+
+def score_fields(build, category_of: dict[str, str], embed, acronyms: dict[str, str]) -> pd.DataFrame:
+    """(b) on one build: per group (level "topics", then each theme level, 0 the broadest) its name, its stock
+    BERTopic name, their cosines to the closest of its particular categories' names, and those names."""
+    from category_names import category_name
+
+    papers = build.papers[build.papers["topic_id"] >= 0]
+    papers = papers[papers["id"].astype(str).isin(category_of)]
+    ids, topic = papers["id"].astype(str).tolist(), papers["topic_id"].to_numpy()
+    levels = [("topics", dict(zip(build.topics["topic_id"], build.topics["label"], strict=True)), topic)]
+    for level, table in build.hierarchy.groupby("level"):
+        group_of = {
+            int(t): int(g) for g, members in zip(table["group_id"], table["topic_ids"], strict=True) for t in members
+        }
+        labels = dict(zip(table["group_id"].astype(int), table["label"], strict=True))
+        levels.append((f"themes {level}", labels, [group_of.get(int(t), -1) for t in topic]))
+    in_corpus = Counter(category_of[i] for i in ids)
+    rows = []
+    for level, labels, groups in levels:
+        stock = stock_names(papers["abstract"].tolist(), list(groups))
+        members: dict[int, Counter] = {}
+        for paper, group in zip(ids, groups, strict=True):
+            members.setdefault(int(group), Counter())[category_of[paper]] += 1
+        for group, counts in members.items():
+            ranked = sorted(
+                ((c * math.log(len(ids) / in_corpus[k]), k) for k, c in counts.items() if c >= MIN_USES),
+                key=lambda p: -p[0],
+            )
+            refs = [category_name(k) for _, k in ranked[:REFERENCES]]
+            if group < 0 or not refs or group not in labels:
+                continue
+            vectors = embed([spell_out(labels[group], acronyms), stock[group], *refs])
+            cosines = vectors[2:] @ vectors[:2].T
+            rows.append(
+                {
+                    "level": level,
+                    "group": group,
+                    "size": sum(counts.values()),
+                    "label": labels[group],
+                    "label_score": float(cosines[:, 0].max()),
+                    "stock": stock[group],
+                    "stock_score": float(cosines[:, 1].max()),
+                    "references": refs,
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+def field_report(name: str, table: pd.DataFrame) -> str:
+    """Per level: mean cosine of our names and of stock BERTopic's, then the topics' lines."""
+    lines = [f"{name}: field names (b)"]
+    for level, rows in table.groupby("level", sort=False):
+        lines.append(
+            f"  {level:<9} {len(rows):>3} groups  labels mean {rows['label_score'].mean():.3f}"
+            f" (min {rows['label_score'].min():.2f})  stock BERTopic mean {rows['stock_score'].mean():.3f}"
+        )
+    for row in table.sort_values(["level", "size"], ascending=[True, False]).itertuples():
+        lines.append(
+            f"    {row.level:<9} {row.size:>5} {row.label_score:.2f} {row.label!r:<55} stock {row.stock_score:.2f}"
+            f" {row.stock!r:<40} ~ {', '.join(row.references)}"
+        )
+    return "\n".join(lines)
+
+
 def report(name: str, scored: Scored) -> str:
     """The per-topic lines and the figures, as printed."""
     lines = [f"{name}: {len(scored.table)} topics scored"]
@@ -182,31 +288,40 @@ def report(name: str, scored: Scored) -> str:
     return "\n".join(lines)
 
 
-def measure(name: str, scratch: Path, build_dir: Path | None = None, *, rebuild: bool = True):
-    """Build the corpus into `build_dir` (or read it there when `rebuild` is false) and score it:
-    (the build as read, Scored); None when the data is absent."""
+def measure(
+    name: str, scratch: Path, build_dir: Path | None = None, *, rebuild: bool = True, settings: dict | None = None
+):
+    """Build the corpus into `build_dir` (or read it there when `rebuild` is false; `settings` for `BuildSettings`)
+    and score it: (the build as read, Scored for the keyworded corpora or a field-name table for the others); None
+    when the data is absent."""
     from topic_explorer.pipeline.build import run_build
     from topic_explorer.pipeline.buildfolder.read import read_build
     from topic_explorer.pipeline.embed.models import make_embedder
     from topic_explorer.pipeline.settings import BuildSettings
     from topic_explorer.pipeline.text.acronyms import corpus_acronyms
 
-    made = corpus(name, scratch)
+    made = category_corpus(name, scratch) if name in CATEGORY_CORPORA else corpus(name, scratch)
     if made is None:
         return None
-    path, keywords = made
+    path, references = made
     build_dir = build_dir or scratch / f"{name}-build"
     if rebuild:
         print(f"building {name} ...", file=sys.stderr, flush=True)
-        run_build([path], build_dir, BuildSettings())
+        run_build([path], build_dir, BuildSettings(**(settings or {})))
     build = read_build(build_dir)
     acronyms = corpus_acronyms(build.papers["abstract"].tolist())
-    return build, score_build(build, keywords, make_embedder("minilm").transform, acronyms)
+    embed = make_embedder("minilm").transform
+    if name in CATEGORY_CORPORA:
+        return build, score_fields(build, references, embed, acronyms)
+    return build, score_build(build, references, embed, acronyms)
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--corpora", nargs="+", choices=("keyworded", "mixed"), default=["keyworded", "mixed"])
+    corpora = ["keyworded", "mixed", *CATEGORY_CORPORA]
+    parser.add_argument("--corpora", nargs="+", choices=corpora, default=corpora)
+    parser.add_argument("--embedder", choices=("minilm", "tfidf"), default="minilm", help="the builds' embedder")
+    parser.add_argument("--cache-dir", type=Path, help="the builds' embedding cache (e.g. /work/embcache)")
     parser.add_argument("--out", type=Path, help="keep the builds in this folder (one per corpus)")
     parser.add_argument("--score-only", action="store_true", help="score the builds already in --out")
     parser.add_argument("--json", type=Path, help="also write the per-topic scores here")
@@ -217,9 +332,14 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as scratch:
         for name in args.corpora:
             build_dir = args.out / name if args.out else None
-            measured = measure(name, Path(scratch), build_dir, rebuild=not args.score_only)
+            settings = {"embedder": args.embedder} | ({"cache_dir": args.cache_dir} if args.cache_dir else {})
+            measured = measure(name, Path(scratch), build_dir, rebuild=not args.score_only, settings=settings)
             if measured is None:
-                print(f"skipping {name}: {DATA} not found", file=sys.stderr)
+                print(f"skipping {name}: its data in {DATA.parent} not found", file=sys.stderr)
+                continue
+            if name in CATEGORY_CORPORA:
+                print(field_report(name, measured[1]), flush=True)
+                results[name] = {"fields": measured[1].to_dict(orient="records")}
                 continue
             scored = measured[1]
             print(report(name, scored), flush=True)

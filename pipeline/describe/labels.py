@@ -23,6 +23,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 import numpy as np
+from scipy import sparse
 
 from topic_explorer.pipeline.describe.terms import TermCounts
 from topic_explorer.pipeline.text.clean import word_runs
@@ -35,6 +36,16 @@ MIN_NAME_SHARE = 0.5  # a name scoring under this share of the topic's best term
 LONGER_NAME_WINS = 0.8  # a name gives way to a longer name containing it that scores at least this share of it
 MIN_ACRONYM_ALONE = 3  # "RLHF" and "LoRA" may stand for their long forms and alone; "FL", "RL", "3D" may not
 BOUND_SAMPLE = 2000  # abstracts read for those statistics: enough, and cheap at 20k papers
+DEFINING_SHARE = (
+    0.5  # a single word names a topic alone when at least this share of the papers using it are the topic's
+)
+DEFINING_REACH = 0.4  # ... and at least this share of the topic's papers use it ("Quantization"; not "Time", "Data")
+COMPLETION_SHARE = 0.3  # a phrase completes a term when this share of the topic's papers using the term write it
+THEME_COVER = 0.6  # a theme is named for its largest parts until they hold this share of its papers ...
+THEME_PARTS = 3  # ... naming at most this many
+LONGER_USE = 0.6  # ... and a longer phrase holding it that this share of its users write completes it in turn
+PHRASE_WINS = 0.75  # a single word gives way to a phrase scoring at least this share of it: names are phrases
+MIN_COMPLETION_PAPERS = 2  # ... and at least this many (or all the topic's papers): one paper's phrase names no topic
 _NORMAL = re.compile(r"[\s-]+")
 
 
@@ -69,17 +80,107 @@ def generic_terms(counts: TermCounts) -> frozenset[str]:
     return frozenset(np.asarray(counts.terms, dtype=object)[used_by >= GENERIC_SHARE * total].tolist())
 
 
+def named_terms(
+    counts: TermCounts, naming: dict[int, list[tuple[str, float]]], acronyms: dict[str, str] | None = None
+) -> dict[int, list[tuple[str, float]]]:
+    """Each topic's naming terms (lowercase, as counted) with every fragment replaced by the phrase the topic's papers
+    write it in (`_completion`, keeping the fragment's score), or dropped when they write none.
+
+    A fragment, read from the counts rather than from word lists:
+    - a single word that does not define its topic: fewer than `DEFINING_SHARE` of the papers using it are the
+      topic's, or fewer than `DEFINING_REACH` of the topic's papers use it. "Time", "Data", "Features" are spread over
+      many topics; "Quantization" and "Federated" gather in one;
+    - a phrase the corpus mostly (`BOUND_SHARE`) continues with another word ("low-rank" -> "low-rank adaptation").
+    A phrase that ends an acronym's long form (`acronyms`, as the corpus defines them: "human feedback" in
+    "reinforcement learning from human feedback") gives way to the acronym when as many of the topic's papers write it.
+    """
+    tails = {}  # phrase -> the acronym whose long form it ends (stop words break long forms into phrases)
+    for acronym, long_form in (acronyms or {}).items():
+        words = _normal(long_form).split()
+        for start in range(1, len(words) - 1):
+            tails.setdefault(" ".join(words[start:]), acronym.lower())
+    index = {term: i for i, term in enumerate(counts.terms)}
+    papers = sparse.csr_matrix(counts.papers)
+    uses = np.asarray(counts.counts.sum(axis=0)).ravel()
+    corpus_papers = np.asarray(papers.sum(axis=0)).ravel()
+    continued: Counter = Counter()  # uses of each phrase followed by another word, from the phrases one word longer
+    for term, i in index.items():
+        words = term.split()
+        if len(words) > 1:
+            continued[" ".join(words[:-1])] += int(uses[i])
+    result = {}
+    for row, topic in enumerate(counts.topic_ids.tolist()):
+        if topic not in naming:
+            continue
+        start, stop = papers.indptr[row], papers.indptr[row + 1]
+        here = dict(zip(papers.indices[start:stop].tolist(), papers.data[start:stop].tolist(), strict=True))
+        kept: dict[str, float] = {}
+        for term, score in naming[topic]:
+            i = index.get(term)
+            if i is None:
+                kept.setdefault(term, score)
+                continue
+            single = " " not in term
+            spread = single and (
+                here.get(i, 0) < DEFINING_SHARE * corpus_papers[i]
+                or here.get(i, 0) < DEFINING_REACH * counts.sizes[row]
+            )
+            bound = not single and uses[i] >= MIN_BOUND_USES and continued[term] >= BOUND_SHARE * uses[i]
+            acronym = index.get(tails.get(term, ""))
+            if acronym is not None and here.get(acronym, 0) >= here.get(i, 0):
+                kept.setdefault(counts.terms[acronym], score)
+            elif not (spread or bound):
+                kept.setdefault(term, score)
+            elif phrase := _completion(term, i, here, counts, min(MIN_COMPLETION_PAPERS, counts.sizes[row])):
+                kept.setdefault(phrase, score)
+        result[topic] = list(kept.items()) or naming[topic]  # a topic with no name left keeps its words to fall back on
+    return result
+
+
+def _completion(term: str, i: int, here: dict[int, int], counts: TermCounts, least: int) -> str | None:
+    """The longer phrase holding `term` that most of the topic's papers write (`here`: term index -> the topic's papers
+    using it), used by at least `least` of them and `COMPLETION_SHARE` of those using `term`; ties go to the shorter
+    phrase. None when there is none."""
+    inside, need = f" {term} ", max(least, COMPLETION_SHARE * here.get(i, 0))
+    found = [
+        (used, -len(counts.terms[j]), counts.terms[j])
+        for j, used in here.items()
+        if j != i and used >= need and inside in f" {counts.terms[j]} "
+    ]
+    if not found:
+        return None
+    used, _, phrase = max(found)
+    longer = [(n, t) for n, _, t in found if f" {phrase} " in f" {t} " and t != phrase and n >= LONGER_USE * used]
+    return max(longer)[1] if longer else phrase  # "resource languages" is written "low-resource languages"
+
+
+def expanded(label: str, expansions: dict[str, str]) -> str:
+    """An acronym label with the long form the corpus defines, when both fit in `MAX_LABEL_WORDS`:
+    "LoRA" -> "LoRA (low-rank adaptation)"; "RLHF" stays (its long form takes five words)."""
+    long_form = expansions.get(label) or expansions.get(label[:-1] if label.endswith("s") else label)
+    if (
+        not long_form
+        or not _is_acronym(label)
+        or len(label.split()) + len(_normal(long_form).split()) > MAX_LABEL_WORDS
+    ):
+        return label
+    words = ["-".join(p if _is_acronym(p) else p.lower() for p in w.split("-")) for w in long_form.split()]
+    return f"{label} ({' '.join(words)}{'s' if label.endswith('s') and not words[-1].endswith('s') else ''})"
+
+
 def make_labels(
     naming: list[list[tuple[str, float]]],
     *,
     acronyms: dict[str, str] | None = None,
+    expansions: dict[str, str] | None = None,
     bound: BoundWords = BoundWords(frozenset(), frozenset()),
     generic: frozenset[str] = frozenset(),
 ) -> list[str]:
     """One distinct label per topic from its (display term, score) pairs, best first.
 
     `acronyms` maps acronyms to the long forms the corpus defines and prefers
-    (`pipeline.text.acronyms.preferred_acronyms`); `bound` holds the corpus's modifiers and heads
+    (`pipeline.text.acronyms.preferred_acronyms`); `expansions` maps every acronym the corpus defines to its long
+    form, which follows an acronym label (`expanded`); `bound` holds the corpus's modifiers and heads
     (`bound_words`) and `generic` its generic terms (`generic_terms`).
     """
     short = {_normal(long): acronym for acronym, long in (acronyms or {}).items()}
@@ -97,14 +198,64 @@ def make_labels(
         label = next((o for o in options if _key(o) not in taken), None)
         label = label or _fallback([t for t, _ in terms], taken, topic)
         taken.add(_key(label))
-        labels.append(label)
+        labels.append(expanded(label, expansions or {}))
     return labels
+
+
+def theme_name(parts: list[tuple[str, int]]) -> str:
+    """A theme's name from the names of its parts, (name, papers): its largest parts until they hold `THEME_COVER` of
+    its papers, at least two when it has two, at most `THEME_PARTS` ("3D reconstruction, video generation and MRI").
+    A part's name counts for its first part ("LLMs and unlearning" -> "LLMs"), and not when it says no more than a
+    part already named ("Time series" beside "Time series forecasting"); names sharing their last word share it once
+    ("Quantum and condensed matter physics")."""
+    if len(parts) == 1:
+        return parts[0][0]  # the same group as its one part
+    ordered = sorted(parts, key=lambda part: -part[1])
+    total = sum(papers for _, papers in ordered)
+    chosen: list[str] = []
+    held = 0
+    for name, papers in ordered:
+        if len(chosen) == THEME_PARTS or (len(chosen) >= 2 and held >= THEME_COVER * total):
+            break
+        core = _core(name)
+        if core and not any(_stems(core) <= _stems(c) or _stems(c) <= _stems(core) for c in chosen):
+            chosen.append(core)
+            held += papers
+    if len(chosen) < 2:
+        return chosen[0] if chosen else ""
+    lasts = {_stems(c.split()[-1]).pop() if _stems(c.split()[-1]) else "" for c in chosen}
+    if len(lasts) == 1 and all(len(c.split()) > 1 for c in chosen):  # "quantum physics", "condensed matter physics"
+        head = chosen[-1].split()[-1]
+        chosen = [" ".join(c.split()[:-1]) for c in chosen[:-1]] + [chosen[-1]]
+        return _capitalise(_listed([chosen[0], *map(_lowered, chosen[1:])]).removesuffix(head).rstrip() + " " + head)
+    return _capitalise(_listed([chosen[0], *map(_lowered, chosen[1:])]))
+
+
+def _core(name: str) -> str:
+    """A name without its long form in brackets, and only its first part when it joins several."""
+    name = re.sub(r"\s*\([^)]*\)", "", name).strip()
+    return re.split(r", | and |: ", name, maxsplit=1)[0].strip()
+
+
+def _listed(parts: list[str]) -> str:
+    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+
+
+def _lowered(name: str) -> str:
+    """A name inside a list: lowercase unless it starts with an acronym ("MRI") or a capital inside a word ("GoRA")."""
+    first = name.split()[0]
+    return (
+        name
+        if _is_acronym(first) or not name[:1].isupper() or first[1:] != first[1:].lower()
+        else name[:1].lower() + name[1:]
+    )
 
 
 def _longer_first(terms: list[tuple[str, float]], bound: BoundWords, generic: frozenset[str]) -> list[str]:
     """The names among `terms` (`is_name`, scoring at least `MIN_NAME_SHARE` of the best term), best first, except
     that a name gives way to a longer name containing it that scores nearly as well (`LONGER_NAME_WINS`): "agents"
-    to "web agents", "attacks" to "jailbreak attacks"."""
+    to "web agents", "attacks" to "jailbreak attacks"; and a single word first gives way to the best phrase when that
+    scores nearly as well (`PHRASE_WINS`): "Gas" to "star formation"."""
     floor = MIN_NAME_SHARE * max((score for _, score in terms), default=0.0)
     names = [(t, score) for t, score in terms if score >= floor and is_name(t, bound, generic)]
     ordered: list[str] = []
@@ -118,6 +269,12 @@ def _longer_first(terms: list[tuple[str, float]], bound: BoundWords, generic: fr
             if t != term and t not in ordered and inside in f" {_normal(t)} " and s >= LONGER_NAME_WINS * score
         ]
         ordered += [*longer[:1], term]
+    score_of = dict(names)
+    if ordered and len(_normal(ordered[0]).split()) == 1 and not _is_acronym(ordered[0]):
+        phrase = next((t for t in ordered if len(_normal(t).split()) > 1), None)
+        if phrase is not None and score_of[phrase] >= PHRASE_WINS * score_of[ordered[0]]:
+            ordered.remove(phrase)
+            ordered.insert(0, phrase)
     return ordered
 
 

@@ -15,9 +15,9 @@ import pandas as pd
 from scipy import sparse
 
 from topic_explorer.pipeline.describe.keywords import class_tfidf, display_forms, topic_terms
-from topic_explorer.pipeline.describe.labels import bound_words, generic_terms, make_labels
+from topic_explorer.pipeline.describe.labels import bound_words, generic_terms, make_labels, named_terms
 from topic_explorer.pipeline.describe.terms import TermCounts
-from topic_explorer.pipeline.text.acronyms import preferred_acronyms
+from topic_explorer.pipeline.text.acronyms import corpus_acronyms, preferred_acronyms
 from topic_explorer.pipeline.topicmodel import TopicModel
 
 OUTLIER_LABEL = "Outliers (no topic)"
@@ -44,10 +44,18 @@ def describe_topics(
     terms = topic_terms(counts, weights, centres, embed_terms, top_n=keywords_per_topic)
     sizes = dict(zip(counts.topic_ids.tolist(), counts.sizes.tolist(), strict=True))
     topic_ids = [t for t in sorted(terms) if sizes.get(t, 0) > 0]
-    forms = display_forms(texts, {w for t in topic_ids for w, _ in [*terms[t].keywords, *terms[t].naming]})
-    naming = [[(forms[w], score) for w, score in terms[t].naming] for t in topic_ids]
+    expansions = corpus_acronyms(texts)
+    completed = named_terms(counts, {t: terms[t].naming for t in topic_ids}, expansions)
+    forms = display_forms(texts, {w for t in topic_ids for w, _ in [*terms[t].keywords, *completed[t]]})
+    naming = [[(forms[w], score) for w, score in completed[t]] for t in topic_ids]
     acronyms = preferred_acronyms(texts, [term for ranked in naming for term, _ in ranked])
-    made = make_labels(naming, acronyms=acronyms, bound=bound_words(texts), generic=generic_terms(counts))
+    made = make_labels(
+        naming,
+        acronyms=acronyms,
+        expansions=expansions,
+        bound=bound_words(texts),
+        generic=generic_terms(counts),
+    )
     labels = dict(zip(topic_ids, made, strict=True)) | names
     if -1 in labels:
         labels[-1] = OUTLIER_LABEL

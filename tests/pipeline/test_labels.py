@@ -5,6 +5,7 @@ import re
 import numpy as np
 import pytest
 
+from tests.sample_groups import NAMED
 from topic_explorer.pipeline.describe.keywords import class_tfidf, topic_terms
 from topic_explorer.pipeline.describe.labels import (
     MAX_LABEL_WORDS,
@@ -13,6 +14,8 @@ from topic_explorer.pipeline.describe.labels import (
     generic_terms,
     is_name,
     make_labels,
+    named_terms,
+    theme_name,
 )
 from topic_explorer.pipeline.describe.terms import PaperTerms
 
@@ -79,6 +82,59 @@ def test_labels_use_the_acronym_the_field_uses():
     assert make_labels(naming, acronyms=ACRONYMS) == ["RLHF", "KV cache", "LoRA", "Federated learning"]
 
 
+def test_an_acronym_label_carries_its_long_form_when_it_fits():
+    naming = [_scored("reinforcement learning from human feedback", "reward"), _scored("low rank adaptation")]
+    labels = make_labels(naming, acronyms=ACRONYMS, expansions=ACRONYMS)
+    assert labels == ["RLHF", "LoRA (low-rank adaptation)"]  # RLHF's long form would make six words
+
+
+def _counts(abstracts: list[str], topics: list[int]):
+    return PaperTerms.count(abstracts).topic_counts(np.array(topics), np.array(sorted(set(topics))))
+
+
+def test_a_word_spread_over_topics_gives_way_to_the_phrase_its_topic_writes():
+    abstracts = [
+        "Time series forecasting with transformers.",
+        "Time series forecasting of demand.",
+        "Time series forecasting under drift.",
+        "Training time of robots grows.",
+        "Robot time budgets in planning.",
+        "Planning time of robot arms.",
+        "Time limits for walking robots.",
+        "Quantization of weights; quantization of activations.",
+        "Quantization for edge devices.",
+    ]
+    counts = _counts(abstracts, [0, 0, 0, 1, 1, 1, 1, 2, 2])
+    named = named_terms(counts, {0: [("time", 1.0), ("forecasting", 0.5)], 2: [("quantization", 1.0)]})
+    assert named[0][0] == ("time series forecasting", 1.0)  # "time" is as much the robots' word
+    assert named[2] == [("quantization", 1.0)]  # its papers are all this topic's: the field's own name
+
+
+def test_a_phrase_the_corpus_continues_is_completed():
+    abstracts = ["Low rank adaptation of models.", "Low rank adaptation again.", "Low rank adaptation for LLMs."]
+    counts = _counts([*abstracts, "Robots walk.", "Robots run."], [0, 0, 0, 1, 1])
+    assert named_terms(counts, {0: [("low rank", 0.9)]})[0] == [("low rank adaptation", 0.9)]
+
+
+def test_the_tail_of_an_acronym_s_long_form_gives_way_to_the_acronym():
+    abstracts = ["RLHF aligns models with human feedback.", "RLHF from human feedback at scale.", "Robots walk."]
+    counts = _counts(abstracts, [0, 0, 1])
+    named = named_terms(counts, {0: [("human feedback", 0.8)]}, ACRONYMS)
+    assert named[0] == [("rlhf", 0.8)]
+
+
+def test_a_theme_is_named_for_its_largest_parts():
+    assert theme_name([("Quantum physics", 50), ("Condensed matter physics", 40), ("Optics", 5)]) == (
+        "Quantum and condensed matter physics"
+    )
+    parts = [("3D reconstruction", 30), ("Video generation", 20), ("MRI", 20), ("Fonts", 15)]
+    assert theme_name(parts) == "3D reconstruction, video generation and MRI"
+    assert theme_name([("LLMs and unlearning", 90), ("RAG", 10)]) == "LLMs and RAG"  # never one part alone
+    assert theme_name([("KV cache", 3)]) == "KV cache"  # the same group as its one part
+    parts = [("Time series forecasting", 30), ("Time series", 20), ("Weather", 10)]
+    assert theme_name(parts) == "Time series forecasting and weather"  # "Time series" says no more
+
+
 def test_a_shared_best_name_goes_to_its_topic_and_the_others_qualify_it():
     naming = [
         [("large language models", 0.5), ("unlearning", 0.45), ("bias", 0.3)],
@@ -95,6 +151,11 @@ def test_a_shared_best_name_goes_to_its_topic_and_the_others_qualify_it():
 def test_labels_never_repeat_a_name_in_another_form():
     naming = [[("GANs", 0.9), ("image synthesis", 0.5)], [("GAN", 0.8), ("mode collapse", 0.6)]]
     assert make_labels(naming) == ["GANs", "Mode collapse"]
+
+
+def test_a_phrase_that_scores_nearly_as_well_as_a_word_names_the_topic():
+    naming = [[("gas", 0.89), ("galactic", 0.81), ("star formation", 0.77)], [("quantization", 0.9), ("low bits", 0.5)]]
+    assert make_labels(naming) == ["Star formation", "Quantization"]
 
 
 def test_a_longer_name_that_scores_nearly_as_well_is_preferred():
@@ -144,5 +205,56 @@ def test_sample_labels_are_distinct_short_names(sample_build):
 
     build = read_build(sample_build)
     check_label_rules(build.topics["label"].tolist())
-    for _, level in build.hierarchy.groupby("level"):
-        check_label_rules(level["label"].tolist())
+
+
+@pytest.mark.model
+def test_sample_themes_are_named_for_what_they_hold(sample_build):
+    from topic_explorer.pipeline.buildfolder.read import read_build
+
+    build = read_build(sample_build)
+    tree, topic_labels = build.hierarchy, dict(zip(build.topics["topic_id"], build.topics["label"], strict=True))
+    for level, groups in tree.groupby("level"):
+        assert groups["label"].str.lower().is_unique, groups["label"].tolist()
+        for group in groups.itertuples():
+            finer = tree[(tree["level"] == level + 1) & (tree["parent_id"] == group.group_id)]
+            parts = finer["label"].tolist() if len(finer) else [topic_labels[t] for t in group.topic_ids]
+            if len(set(map(tuple, finer["topic_ids"]))) > 1 or (not len(finer) and len(group.topic_ids) > 1):
+                assert group.label not in parts, f"{group.label!r} is one part's name of {parts}"
+
+
+RECOGNISED = {  # what a reader accepts as the name of each of the sample's five (`tests.sample_groups.NAMED`)
+    "LoRA / PEFT": r"lora|low-rank adaptation|peft|parameter-efficient",
+    "federated learning": r"federated",
+    "RLHF": r"rlhf|preference|human feedback",
+    "KV cache": r"kv cache|key-value",
+    "learning theory": r"theory|theoretical|regret bound|bandit|sample complexity",
+}
+CLUSTERING = (  # the lead's clustering (issue 29) still alternates between two cuts of these papers
+    "one cut keeps GoRA with LoRO (named 'Large language models') and the four federated papers apart ('Federated "
+    "learning'); the other puts GoRA with the federated papers ('LoRA (low-rank adaptation)')"
+)
+NOT_YET = {  # names the default build does not reach yet (docs/label-audit.md)
+    "LoRA / PEFT": pytest.mark.xfail(reason=CLUSTERING, strict=False),
+    "federated learning": pytest.mark.xfail(reason=CLUSTERING, strict=False),
+    "RLHF": pytest.mark.xfail(
+        reason="only SE-POPO writes RLHF, and the three papers share no phrase of preference optimisation: "
+        "'Reinforcement learning'",
+        strict=True,
+    ),
+    "learning theory": pytest.mark.xfail(
+        reason="three of the four theory papers share 'regret' and none a phrase of theory: 'Regret'", strict=True
+    ),
+}
+
+
+@pytest.mark.model
+@pytest.mark.parametrize(
+    "name", [pytest.param(name, marks=NOT_YET[name]) if name in NOT_YET else name for name in RECOGNISED]
+)
+def test_the_sample_names_its_five_as_a_reader_would(sample_build, name):
+    from topic_explorer.pipeline.buildfolder.read import read_build
+
+    build = read_build(sample_build)
+    holding = build.papers[build.papers["paper_id"].isin(NAMED[name].required)]["topic_id"].mode()[0]
+    label = build.topics.set_index("topic_id").at[holding, "label"]
+    assert re.search(RECOGNISED[name], label, re.IGNORECASE), f"{name}: {label!r}"
