@@ -9,11 +9,17 @@ lists:
 - a term ending in a word the corpus mostly writes before another content word ("causal", "visual",
   "self-supervised") is a fragment, not a name, and a word it mostly writes after another ("networks",
   "tasks") is not a name alone (`bound_words`);
-- a term the corpus abbreviates takes the acronym the field uses ("low rank adaptation" -> "LoRA",
-  "key value cache" -> "KV cache"), when that acronym says as much ("RLHF", not "FL");
+- a single word names a topic only when it defines it: most of the papers using it are the topic's and many of the
+  topic's papers use it (`DEFINING_SHARE`, `DEFINING_REACH`: "Quantization"; not "Time", "Data", "Features", which
+  spread over many topics); otherwise it stands for the phrase
+  the topic's papers write it in, as does a phrase the corpus mostly continues ("low-rank" -> "low-rank
+  adaptation") (`named_terms`); and a word gives way to a phrase that scores nearly as well (`PHRASE_WINS`);
+- a term the corpus abbreviates takes the acronym the field uses ("low rank adaptation" -> "LoRA", "human
+  feedback" -> "RLHF"), and an acronym label carries its long form where it fits ("LoRA (low-rank adaptation)");
 - a term labels the topic where it weighs most, and labels are distinct within a set of topics.
 A label is one name of 1-5 words; a topic whose best name another topic owns pairs it with its own best
 name sharing no word with it ("LLMs and unlearning"), never with an echo of it ("Privacy and private").
+A theme (a group of the topic tree) is named for its largest parts (`theme_name`).
 """
 
 from __future__ import annotations
