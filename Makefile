@@ -1,4 +1,4 @@
-# One command each for a newcomer: `make demo` (install, build the sample, open the dashboard)
+# One command each for a newcomer: `make demo` (install, build the sample, serve the dashboard and print its address)
 # and `make test` (install, then run every test, browser tests included).
 VENV ?= .venv
 PYTHON ?= python3

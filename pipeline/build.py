@@ -86,7 +86,7 @@ def run_build(
     """
     check_destination(out)
     engine = engine or InProcess()
-    timer = StageTimer()
+    timer = StageTimer(heartbeat=still_working)
     with timer.stage("ingest"):
         reader = CorpusReader(
             list(inputs) or sample_files(), text_column=settings.text_column, title_column=settings.title_column
@@ -343,6 +343,26 @@ def _manifest(
         "peak_memory_mb": {stage: round(timer.peak_mb[stage]) for stage in done if stage in timer.peak_mb},
         "versions": {"python": platform.python_version(), **_versions()},
     }
+
+
+# What each stage is doing, for the lines a long stage logs while it runs (`StageTimer`'s heartbeat).
+STAGE_WORK = {
+    "ingest": "reading the papers",
+    "embed": "embedding the papers",
+    "reduce": "reducing the embeddings",
+    "cluster": "clustering",
+    "keywords": "finding each topic's keywords and names",
+    "layout": "drawing the map",
+    "assign": "assigning the papers to topics",
+    "hierarchy": "grouping the topics into themes",
+    "evaluate": "scoring the topics",
+    "write": "writing the build",
+}
+
+
+def still_working(stage: str, seconds: float) -> None:
+    """Logged every few seconds while a stage runs: no stage over a few seconds passes in silence."""
+    log.info("  ... still %s (%d s)", STAGE_WORK.get(stage, stage), seconds)
 
 
 def _versions() -> dict[str, str | None]:

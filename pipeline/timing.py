@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import functools
 import sys
+import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
+
+HEARTBEAT_SECONDS = 10.0  # a stage this long says it is still working, and again every as long
 
 
 class StageTimer:
@@ -19,19 +22,59 @@ class StageTimer:
     memory so far at the end of each stage: the stage where it first reaches its final value set the peak.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, heartbeat: Callable[[str, float], None] | None = None, every: float = HEARTBEAT_SECONDS) -> None:
+        """`heartbeat(stage, seconds)` is called every `every` seconds while a stage runs (from a thread of its own),
+        so a long stage that prints nothing still shows the build is working."""
+        self._heartbeat, self._every = heartbeat, every
+        self._stop: threading.Event | None = None
+        self._beater: threading.Thread | None = None
         self.seconds: dict[str, float] = {}
         self.cpu_seconds: dict[str, float] = {}  # this process's CPU time, every thread's
         self.peak_mb: dict[str, float] = {}
         self._inner: list[tuple[float, float]] = []  # per open stage: wall and CPU seconds spent in stages inside it
+        self._open: list[tuple[str, float]] = []  # the open stages, outermost first, and when each began
+
+    def _start_beating(self) -> None:
+        if self._heartbeat is None:
+            return
+        stop = self._stop = threading.Event()
+
+        def beat() -> None:
+            while not stop.wait(self._every):
+                now = self.current()
+                if now is not None:
+                    self._heartbeat(*now)
+
+        self._beater = threading.Thread(target=beat, name="stage-heartbeat", daemon=True)
+        self._beater.start()
+
+    def _stop_beating(self) -> None:
+        if self._stop is not None and self._beater is not None:
+            self._stop.set()
+            self._beater.join()
+        self._stop = self._beater = None
+
+    def current(self) -> tuple[str, float] | None:
+        """The innermost open stage and its seconds so far (None between stages); read by `heartbeat`."""
+        open_stages = list(self._open)  # another thread may be changing it
+        if not open_stages:
+            return None
+        name, start = open_stages[-1]
+        return name, time.perf_counter() - start
 
     @contextmanager
     def stage(self, name: str) -> Iterator[None]:
         start, cpu_start = time.perf_counter(), time.process_time()
         self._inner.append((0.0, 0.0))
+        self._open.append((name, start))
+        if len(self._open) == 1:
+            self._start_beating()
         try:
             yield
         finally:
+            self._open.pop()
+            if not self._open:
+                self._stop_beating()
             elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu_start
             inner, inner_cpu = self._inner.pop()
             if self._inner:

@@ -75,7 +75,7 @@ def render_selection_bar(
     download.download_button(
         download_label(n_selected, n_shown, export.label),
         data=partial(_export_bytes, explorer, rows, export, level),
-        file_name=file_name(explorer.name, export.extension),
+        file_name=file_name(explorer.title, export.extension),
         mime=export.mime,
         on_click="ignore",
         disabled=not len(rows),

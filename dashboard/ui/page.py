@@ -12,12 +12,16 @@ from topic_explorer.pipeline.errors import UserError
 
 EXPLORE, TAB_KEY = "Explore", "tab"  # the first tab's name, and the tabs' key (a button may switch tabs)
 MAKE_A_BUILD = "topic-explorer build --out my-build\ntopic-explorer serve my-build"
+# Streamlit leaves 6rem (about 100 px) above a page's first line, room for a toolbar this page hides; 1.5rem keeps
+# the heading clear of the browser's edge. Our own constant: no text from a build goes into it.
+PAGE_STYLE = "<style>[data-testid=stMainBlockContainer] { padding-top: 1.5rem; }</style>"
 
 
 def render_header(explorer: Explorer) -> None:
     """A title line naming the corpus, its paper and topic counts; the browser's tab names the corpus too."""
     n_topics = int((explorer.topics["topic_id"] != -1).sum())
     st.set_page_config(page_title=f"{explorer.title} · Topic Explorer")
+    st.html(PAGE_STYLE)  # only a style: Streamlit adds it to the page without a block of its own
     name = escape_markdown(explorer.title)
     st.markdown(f"### {name} · {len(explorer.papers):,} papers · {n_topics:,} topics")
 

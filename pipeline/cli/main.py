@@ -6,7 +6,9 @@ as a one-line "error: ..." on stderr with exit status 2, never a traceback.
 
 from __future__ import annotations
 
+import errno
 import logging
+import os
 import sys
 import warnings
 
@@ -25,20 +27,34 @@ def main(argv: list[str] | None = None) -> int:
     )
     warnings.simplefilter("ignore")  # library warnings are not actionable for users
     try:
-        return args.run(args)
+        status = args.run(args)
+        sys.stdout.flush()  # here, so a reader that stopped reading is noticed while it can be handled
+        return status
     except UserError as error:
         print(error_line(error), file=sys.stderr)
         return EXIT_USER_ERROR
+    except BrokenPipeError:  # `... --json | head`: the reader has what it wanted; not an error, and nothing to say
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # Python's own flush at exit stays quiet
+        return 0
     except OSError as error:  # a full disk, a folder without permission: the machine's state, not a bug
-        place = f" {error.filename}" if error.filename else ""
-        problem = (
-            f"could not use{place}: {error.strerror or error}; free some disk space or choose a folder you can write to"
-        )
-        print(error_line(UserError(problem)), file=sys.stderr)
+        print(error_line(UserError(os_problem(error))), file=sys.stderr)
         return EXIT_USER_ERROR
     except KeyboardInterrupt:
         print("interrupted: nothing was written", file=sys.stderr)
         return 130
+
+
+def os_problem(error: OSError) -> str:
+    """What went wrong with the machine, and the remedy that fits it (a full disk is not a missing permission)."""
+    place = f" {error.filename}" if error.filename else ""
+    remedy = {
+        errno.ENOSPC: "free some disk space",
+        errno.EDQUOT: "free some space within your disk quota",
+        errno.EACCES: "choose a folder you can write to",
+        errno.EPERM: "choose a folder you can write to",
+        errno.EROFS: "choose a folder on a disk that is not read-only",
+    }.get(error.errno, "check the path and try again")
+    return f"could not use{place}: {error.strerror or error}; {remedy}"
 
 
 def error_line(error: UserError) -> str:

@@ -82,7 +82,7 @@ def test_filtering_by_a_topic_shrinks_the_count_the_table_and_the_map(page: Page
 def test_the_csv_of_every_shown_paper_downloads(page: Page):
     expect(download_button(page)).to_have_text("Download all 38 shown papers (CSV)")
     name, rows = download_csv(page)
-    assert name == "sample-papers.csv"
+    assert name == "neurips-2025-sample-papers.csv"  # the corpus title, not the folder
     assert len(rows) == 38
     assert list(rows[0]) == EXPORT_COLUMNS
     assert len({row["paper_id"] for row in rows}) == 38

@@ -153,9 +153,13 @@ def test_the_download_label_says_what_is_exported_and_how():
     assert download_label(0, 38, "CSV") == "Download all 38 shown papers (CSV)"
     assert download_label(0, 20000, "Parquet") == "Download all 20,000 shown papers (Parquet)"
     assert download_label(0, 1, "JSON Lines") == "Download the 1 shown paper (JSON Lines)"
+    assert download_label(0, 6, "Map (HTML)") == "Download all 6 shown papers as a map (HTML)"  # not "(Map (HTML))"
 
 
-def test_the_file_name_is_a_slug_of_the_build_name_with_the_formats_extension():
-    assert file_name("Tiny Build!", "csv") == "tiny-build-papers.csv"
-    assert file_name("sample", "xlsx") == "sample-papers.xlsx"
+def test_the_file_name_is_a_slug_of_the_corpus_title_with_the_formats_extension():
+    assert file_name("NeurIPS 2025 sample", "csv") == "neurips-2025-sample-papers.csv"
+    assert file_name("arXiv 3k", "xlsx") == "arxiv-3k-papers.xlsx"
+    assert file_name("Études & Ünïcödé", "bib") == "etudes-unicode-papers.bib"
     assert file_name("../..", "jsonl") == "topic-explorer-papers.jsonl"
+    assert file_name("中文", "ris") == "topic-explorer-papers.ris"
+    assert len(file_name("word " * 100, "csv")) <= 80 + len("-papers.csv")
