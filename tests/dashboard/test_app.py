@@ -13,6 +13,7 @@ from streamlit.testing.v1 import AppTest
 from tests.dashboard.tinybuild import HOSTILE_ABSTRACT, HOSTILE_TITLE, tiny_papers, tiny_topics
 from topic_explorer.dashboard.logic.selection import map_key, table_key
 from topic_explorer.dashboard.ui.explore import FORMAT_KEY
+from topic_explorer.dashboard.ui.page import PAGE_STYLE
 from topic_explorer.dashboard.ui.selection import STATE_KEY
 from topic_explorer.dashboard.ui.sidebar import SEARCH_KEY, TOPICS_KEY, metadata_key
 from topic_explorer.pipeline.buildfolder.read import read_build
@@ -237,7 +238,7 @@ def test_html_and_markdown_in_titles_and_abstracts_are_shown_as_plain_text(run_a
     assert "<script>" not in rendered
     assert "<b>" not in rendered
     assert "*JME*" not in rendered
-    assert not at.get("html")
+    assert [h.proto.body for h in at.get("html")] == [PAGE_STYLE]  # the page's own style, never a build's text
 
 
 def test_html_in_the_metadata_builds_abstract_is_plain_text(run_app, metadata_build):
