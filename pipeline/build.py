@@ -95,7 +95,7 @@ def run_build(
         raise UserError(
             f"found {reader.n_papers} usable abstracts; topic modelling needs at least {MIN_PAPERS}: add more papers"
         )
-    embedder = embedder or make_embedder(settings.embedder, device=settings.device)
+    embedder = embedder or make_embedder(settings.embedder, device=settings.device, precision=settings.precision)
     cache = EmbeddingCache(None if embedder.fits_corpus else settings.cache_dir, embedder.name)
     stats = CacheStats()
     sample = fit_sample_rows(pd.Series(reader.paper_ids), settings.fit_sample, settings.seed)
@@ -328,6 +328,7 @@ def _manifest(
             "name": embedder.name,
             "kind": settings.embedder,
             "device": embedder.device_used(),  # where it ran; settings.device is what was asked for
+            "precision": getattr(embedder, "precision", None),  # as it ran (settings.precision: as asked)
             "dimensions": int(fit.model.centres.shape[1]),
             "papers_from_cache": None if embedder.fits_corpus else stats.reused,
             "papers_embedded": stats.embedded,

@@ -48,6 +48,8 @@ EMBEDDER_TITLES = {
 }
 """How each embedder compares papers, in words for a reader (the dashboard's quality tab)."""
 DEVICES = ("auto", "cpu", "cuda", "mps")
+PRECISIONS = ("fp32", "bf16")
+"""MiniLM's arithmetic: fp32 gives today's vectors; bf16 is faster where the CPU has its instructions."""
 MIN_FIT_SAMPLE = MIN_PAPERS  # the fit is a topic model of its own: it needs as many papers as a build
 RUN_ONLY = ("batch_size", "device")
 """Settings that spread the work (papers per batch, where MiniLM runs) but change no result."""
@@ -166,6 +168,12 @@ class BuildSettings:
         "auto",
         "Where MiniLM runs: 'auto' (a CUDA GPU, else Apple's MPS, else the CPU), 'cpu', 'cuda' or 'mps'.",
     )
+    precision: str = _setting(
+        "fp32",
+        "MiniLM's arithmetic: 'fp32' (today's vectors) or 'bf16' (bfloat16: 2-2.5x as fast on CPUs with "
+        "AVX512-BF16 or AMX, each vector moved slightly, cosine to fp32's above 0.9999). A machine without the "
+        "instructions embeds in fp32 and says so; `add` and Dask workers use the build's precision.",
+    )
     cache_dir: Path | None = _setting(
         None,
         "Folder for the caches: embeddings, so rebuilds embed only new texts, and the stages' results, so a "
@@ -191,6 +199,8 @@ class BuildSettings:
             raise UserError(f"--fit-sample={self.fit_sample} should be at least {MIN_FIT_SAMPLE:,}")
         if self.device not in DEVICES:
             raise UserError(f"--device {self.device!r} is unknown; use one of {', '.join(DEVICES)}")
+        if self.precision not in PRECISIONS:
+            raise UserError(f"--precision {self.precision!r} is unknown; use one of {', '.join(PRECISIONS)}")
         check_batch_size(self.batch_size)
         if self.keywords_per_topic < 1:
             raise UserError(f"--keywords-per-topic={self.keywords_per_topic} should be at least 1")

@@ -113,8 +113,10 @@ MANIFEST_SCHEMA: dict = {
         ),
         "embedder": _typed(
             "object",
-            "name (model and windowing: the cache key), kind, device (where it ran), dimensions, cache use",
-            properties={"name": {"type": "string"}, "dimensions": _WHOLE},
+            "name (model, windowing and precision: the cache key), kind, device (where it ran), precision (MiniLM's "
+            "arithmetic, 'fp32' or 'bf16', as it ran: `add` embeds in it too; absent before it was recorded: fp32), "
+            "dimensions, cache use",
+            properties={"name": {"type": "string"}, "dimensions": _WHOLE, "precision": {"type": ["string", "null"]}},
         ),
         "engine": _typed("string", "where the per-batch stages ran"),
         "named_topics": _typed("object", "matched and unmatched --topics names"),

@@ -38,6 +38,7 @@ def build(args: argparse.Namespace) -> int:
         fit_sample=args.fit_sample,
         batch_size=args.batch_size,
         device=args.device,
+        precision=args.precision,
         cache_dir=args.cache_dir,
     )
     _check_writable(args.out.parent, "--out")

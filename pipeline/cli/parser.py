@@ -7,7 +7,7 @@ from pathlib import Path
 
 from topic_explorer.pipeline.cli import commands as run
 from topic_explorer.pipeline.describe.chat import DEFAULT_TIMEOUT
-from topic_explorer.pipeline.settings import DEVICES, EMBEDDERS, MIN_PAPERS, BuildSettings, help_for
+from topic_explorer.pipeline.settings import DEVICES, EMBEDDERS, MIN_PAPERS, PRECISIONS, BuildSettings, help_for
 
 DASK_HELP = (
     "Run embedding, assignment and placement as Dask tasks: 'local' (a cluster sized to this machine), "
@@ -54,6 +54,12 @@ def make_parser() -> argparse.ArgumentParser:
     build.add_argument("--text-column", metavar="NAME", help=help_for("text_column"))
     build.add_argument("--title-column", metavar="NAME", help=help_for("title_column"))
     build.add_argument("--embedder", choices=EMBEDDERS, default=BuildSettings.embedder, help=help_for("embedder"))
+    build.add_argument(  # no `choices`: BuildSettings refuses a bad value in one line naming the valid ones
+        "--precision",
+        default=BuildSettings.precision,
+        metavar="{" + ",".join(PRECISIONS) + "}",
+        help=help_for("precision") + " (default %(default)s)",
+    )
     build.add_argument("--seed", type=int, default=BuildSettings.seed, help=help_for("seed") + " (default %(default)s)")
     build.add_argument("--min-topic-size", type=int, metavar="N", help=help_for("min_topic_size"))
     build.add_argument("--topics", nargs="+", default=(), metavar="NAME", help=help_for("named_topics"))

