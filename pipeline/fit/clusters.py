@@ -1,18 +1,21 @@
-"""Find groups of papers: UMAP's neighbour graph, its spectral layout, and Ward's tree over that layout.
+"""Find groups of papers that a slightly different pile of papers would find too: a consensus of Ward views.
 
-Stock BERTopic runs UMAP's stochastic layout and HDBSCAN on it. Over seeds 0-4 of the same 5,000
-abstracts that left topics that changed with the seed (ARI 0.77 between seeds on ml_venues, 0.76 on arXiv)
-and a quarter of a 19k corpus in no topic. Every step here is deterministic, so the same vectors give the
-same topics whatever the seed (which still draws the map):
+Every step is deterministic (same vectors, same topics, whatever the seed), but determinism is not robustness:
+one Ward tree over the graph's spectral layout, cut at a fixed count, redrew many topics when 10% of the papers
+were dropped (ARI 0.37-0.56 between builds of two random 90% subsets of 5,000 papers). So the topics are the
+consensus of many such views:
 - UMAP's fuzzy neighbour graph over exact cosine neighbours (`reduce.neighbour_graph`), blended with the same
-  graph over the papers' words and phrases (`LEXICAL_WEIGHT`), and, for each connected piece of it, its
-  spectral layout (Laplacian eigenvectors: what UMAP starts its layout from) in a few dimensions;
-- Ward's agglomerative tree over that layout (`fastcluster`, memory linear in the papers);
-- the tree cut into a corpus-sized number of topics (`choose_parameters`); a topic of more than
-  `MAX_TOPIC_SHARE` of a corpus of `SPLIT_FROM` papers or more is split along the tree, unless the split
-  would only peel off a group too small to be a topic (then its papers are one dense group);
-- groups smaller than the smallest topic are left out; each of their papers joins its nearest topic.
-Measured against labels (docs/benchmarks.md): NMI at least that of UMAP + HDBSCAN on ml_venues and arXiv.
+  graph over the papers' words and phrases (`LEXICAL_WEIGHT`);
+- `CONSENSUS_VIEWS` views, each of a seeded random `CONSENSUS_SHARE` of the papers, each cut from Ward's tree
+  over its own spectral layout (`fastcluster`) at a count spread around the asked one (`VIEW_SPREAD`);
+- each graph edge weighted by how often the views that hold both its papers put them in one topic
+  (`edge_agreement`), and that consensus graph cut into a corpus-sized number of topics (`choose_parameters`)
+  by Leiden's communities (`leidenalg`, seeded), at the resolution that gives that many;
+- a topic of more than `MAX_TOPIC_SHARE` of a corpus of `SPLIT_FROM` papers or more split by Leiden on its own
+  papers; groups smaller than the smallest topic are left out and each of their papers joins its nearest topic.
+Below `SMALL_CORPUS` papers (topics of 2-5 papers, which most resamples would break) one Ward view of every paper
+is the clustering. Measured against stock BERTopic and the labels of the shared corpora:
+benchmarks/quality_scorecard.py, docs/benchmarks.md.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, replace
 
 import numpy as np
+from scipy import sparse
 
 from topic_explorer.pipeline.fit.reduce import spectral_layout
 from topic_explorer.pipeline.settings import BuildSettings
@@ -34,6 +38,14 @@ TOPICS_POWER = 0.24  # 38-paper sample, 24 for 1,000 papers, 36 for 5,000, 49 fo
 LEXICAL_WEIGHT = 0.2
 MAX_TOPIC_SHARE = 0.10  # no finest topic holds more of a corpus of SPLIT_FROM papers or more ...
 SPLIT_FROM = 1000  # ... unless its papers are one dense group (see module docstring)
+# The consensus (`edge_agreement`): views, each of a random share of the papers, cut at counts spread around the
+# asked one. Measured (docs/benchmarks.md): ...
+CONSENSUS_VIEWS = 12
+CONSENSUS_SHARE = 0.85
+VIEW_SPREAD = (0.7, 1.4)
+AGREEMENT_POWER = 2  # an edge's weight in the consensus: its weight times its agreement squared
+RESOLUTION_RANGE = (0.02, 50.0)  # Leiden's resolutions searched for the asked number of communities ...
+RESOLUTION_STEPS = 20  # ... in this many bisection steps at most
 
 
 @dataclass(frozen=True)
@@ -69,9 +81,106 @@ def find_clusters(graph, params: TopicParameters) -> np.ndarray:
     """Every paper's topic (-1: in a group too small to be one), numbered by first paper, from UMAP's neighbour
     graph (`reduce.neighbour_graph`).
 
-    Each connected piece of the graph with at least `min_topic_size` papers is laid out spectrally on its own
-    and cut from its own Ward tree, into topics in proportion to its papers; smaller pieces are left out.
+    From `SMALL_CORPUS` papers on: the consensus of `CONSENSUS_VIEWS` Ward views of resampled papers
+    (`edge_agreement`), cut into `params.n_topics` communities by Leiden, then the size rules (`_size_rules`).
+    Below it, topics of 2-5 papers would lose a paper in most resamples: one Ward view of every paper.
     """
+    if graph.shape[0] < SMALL_CORPUS:
+        return _by_first_paper(_ward_view(graph, params))
+    consensus = graph.multiply(edge_agreement(graph, params)).tocsr()
+    consensus.eliminate_zeros()
+    labels = leiden_communities(consensus, params.n_topics, params.min_topic_size)
+    return _by_first_paper(_size_rules(consensus, labels, params))
+
+
+def edge_agreement(graph, params: TopicParameters) -> sparse.csr_matrix:
+    """For each edge of the graph, the share of the views holding both its papers that put them in one topic
+    (raised to `AGREEMENT_POWER`, so edges the views disagree on weigh little).
+
+    View v clusters a seeded random `CONSENSUS_SHARE` of the papers (`_ward_view`), into `VIEW_SPREAD` times as
+    many topics as asked (from the low end to the high end over the views): an edge that stays inside a topic
+    whichever papers came in, at whichever resolution, is one a 10% different corpus would keep.
+    """
+    n = graph.shape[0]
+    upper = sparse.triu(graph, k=1).tocoo()
+    together = np.zeros(len(upper.data))
+    both = np.zeros(len(upper.data))
+    rng = np.random.default_rng(0)
+    for factor in np.geomspace(*VIEW_SPREAD, CONSENSUS_VIEWS):
+        keep = np.sort(rng.choice(n, max(2, int(CONSENSUS_SHARE * n)), replace=False))
+        topic = np.full(n, -2, dtype=np.int64)  # -2: not in this view; -1: in it, in no topic
+        view = replace(params, n_topics=max(1, round(params.n_topics * factor)))
+        topic[keep] = _ward_view(graph[keep][:, keep], view)
+        a, b = topic[upper.row], topic[upper.col]
+        present = (a != -2) & (b != -2)
+        both += present
+        together += present & (a == b) & (a >= 0)
+    share = (together / np.maximum(both, 1)) ** AGREEMENT_POWER
+    agreement = sparse.coo_matrix((share, (upper.row, upper.col)), shape=(n, n))
+    return (agreement + agreement.T).tocsr()
+
+
+def leiden_communities(graph, n_topics: int, min_size: int, *, resolution: float | None = None) -> np.ndarray:
+    """Leiden's communities of the weighted graph (modularity with a resolution, seeded: deterministic), at the
+    resolution that gives `n_topics` communities of `min_size` papers or more (bisection), unless given."""
+    import igraph
+    import leidenalg
+
+    upper = sparse.triu(graph, k=1).tocoo()
+    network = igraph.Graph(n=graph.shape[0], edges=np.column_stack([upper.row, upper.col]).tolist())
+
+    def communities(at: float) -> np.ndarray:
+        found = leidenalg.find_partition(
+            network, leidenalg.RBConfigurationVertexPartition, weights=upper.data.tolist(),
+            resolution_parameter=at, seed=0,
+        )  # fmt: skip
+        return np.asarray(found.membership, dtype=np.int64)
+
+    if resolution is not None:
+        return communities(resolution)
+    low, high = RESOLUTION_RANGE
+    best, best_miss = None, None
+    for _ in range(RESOLUTION_STEPS):  # keep the labels whose count of topics came nearest, the coarser on ties
+        middle = np.sqrt(low * high)
+        labels = communities(middle)
+        found = int((np.bincount(labels) >= min_size).sum())
+        if best_miss is None or abs(found - n_topics) < best_miss:
+            best, best_miss = labels, abs(found - n_topics)
+        if found == n_topics:
+            break
+        low, high = (middle, high) if found < n_topics else (low, middle)
+    return best
+
+
+def _size_rules(graph, labels: np.ndarray, params: TopicParameters) -> np.ndarray:
+    """Communities smaller than `min_topic_size` left out (-1); one of more than `MAX_TOPIC_SHARE` of a corpus of
+    `SPLIT_FROM` papers or more split by Leiden on its own papers at a finer resolution, unless that only peels
+    off groups too small to be topics (then its papers are one dense group)."""
+    n = len(labels)
+    labels = labels.copy()
+    sizes = np.bincount(labels)
+    labels[sizes[labels] < params.min_topic_size] = -1
+    if n < SPLIT_FROM:
+        return labels
+    queue = [t for t in np.unique(labels[labels >= 0]) if (labels == t).sum() > MAX_TOPIC_SHARE * n]
+    while queue:
+        topic = queue.pop()
+        rows = np.flatnonzero(labels == topic)
+        parts = leiden_communities(graph[rows][:, rows], 2, params.min_topic_size)
+        part_sizes = np.bincount(parts)
+        if (part_sizes >= params.min_topic_size).sum() < 2:
+            continue  # one dense group
+        new = labels.max() + 1 + parts
+        new[part_sizes[parts] < params.min_topic_size] = -1
+        labels[rows] = new
+        queue += [t for t in np.unique(new[new >= 0]) if (labels == t).sum() > MAX_TOPIC_SHARE * n]
+    return labels
+
+
+def _ward_view(graph, params: TopicParameters) -> np.ndarray:
+    """One view of the topics: each connected piece of the graph with at least `min_topic_size` papers laid out
+    spectrally on its own and cut from its own Ward tree, into topics in proportion to its papers; smaller
+    pieces are left out (-1)."""
     from scipy.sparse.csgraph import connected_components
 
     n = graph.shape[0]
@@ -84,21 +193,26 @@ def find_clusters(graph, params: TopicParameters) -> np.ndarray:
     for p in kept:
         rows = np.flatnonzero(piece == p)
         share = max(1, round(params.n_topics * len(rows) / total))
-        found = _ward_topics(graph[rows][:, rows], replace(params, n_topics=share), corpus=n)
+        found = _ward_topics(graph[rows][:, rows], replace(params, n_topics=share))
         labels[rows] = np.where(found >= 0, found + offset, -1)
         offset = labels.max() + 1
-    return _by_first_paper(labels)
+    return labels
 
 
-def _ward_topics(graph, params: TopicParameters, *, corpus: int) -> np.ndarray:
-    """Topics of one connected piece: Ward's tree over its spectral layout, cut (`_cut`)."""
+def _ward_topics(graph, params: TopicParameters) -> np.ndarray:
+    """Topics of one connected piece: Ward's tree over its spectral layout, cut into `params.n_topics` groups;
+    groups smaller than `min_topic_size` left out (-1)."""
     import fastcluster
 
     n = graph.shape[0]
     if n < 2 or params.n_topics < 2:
         return np.zeros(n, dtype=np.int64)
     space = np.ascontiguousarray(spectral_layout(graph, params.components))
-    return _cut(fastcluster.linkage_vector(space, method="ward"), n, params, corpus=corpus)
+    groups = _undo_merges(fastcluster.linkage_vector(space, method="ward"), n, min(params.n_topics, n))
+    labels = np.full(n, -1, dtype=np.int64)
+    for number, members in enumerate(m for m in groups.values() if len(m) >= params.min_topic_size):
+        labels[members] = number
+    return labels
 
 
 def _by_first_paper(labels: np.ndarray) -> np.ndarray:
@@ -106,29 +220,6 @@ def _by_first_paper(labels: np.ndarray) -> np.ndarray:
     for number, topic in enumerate(dict.fromkeys(labels[labels >= 0].tolist())):
         renumbered[labels == topic] = number
     return renumbered
-
-
-def _cut(merges: np.ndarray, n: int, params: TopicParameters, *, corpus: int) -> np.ndarray:
-    """Labels of `n` papers from their tree cut into `params.n_topics` groups, then the size rules (a topic's
-    share is of the `corpus`); numbered by first paper."""
-    groups = _undo_merges(merges, n, min(params.n_topics, n))
-    dense: set[int] = set()
-    while corpus >= SPLIT_FROM:
-        splittable = [g for g in groups if g >= n and g not in dense]  # a leaf (one paper) cannot split
-        largest = max(splittable, key=lambda g: len(groups[g]), default=None)
-        if largest is None or len(groups[largest]) <= MAX_TOPIC_SHARE * corpus:
-            break
-        left, right = (int(c) for c in merges[largest - n, :2])
-        if min(_size(left, merges, n), _size(right, merges, n)) < params.min_topic_size:
-            dense.add(largest)  # the split only peels off a few papers: its papers are one dense group
-            continue
-        del groups[largest]
-        groups[left], groups[right] = _members(left, merges, n), _members(right, merges, n)
-    labels = np.full(n, -1, dtype=np.int64)
-    kept = sorted((members for members in groups.values() if len(members) >= params.min_topic_size), key=min)
-    for number, members in enumerate(kept):
-        labels[members] = number
-    return labels
 
 
 def _undo_merges(merges: np.ndarray, n: int, k: int) -> dict[int, np.ndarray]:
@@ -151,7 +242,3 @@ def _members(node: int, merges: np.ndarray, n: int) -> np.ndarray:
         else:
             stack.extend(int(c) for c in merges[current - n, :2])
     return np.sort(np.asarray(leaves, dtype=np.int64))
-
-
-def _size(node: int, merges: np.ndarray, n: int) -> int:
-    return 1 if node < n else int(merges[node - n, 3])

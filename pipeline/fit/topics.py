@@ -83,7 +83,6 @@ def fit_topics(
         TopicDescriber,
     )
     from topic_explorer.pipeline.fit import remembered
-    from topic_explorer.pipeline.fit.cluster_model import TopicClusters
 
     timer = timer or StageTimer()
     stages = stages or StageCache(None)
@@ -99,13 +98,10 @@ def fit_topics(
         terms = PaperTerms.count(abstracts)
     made_with = [abstracts, neighbours.indices, neighbours.distances, match.paper_name, params.as_dict()]
     clusters = remembered.RememberedClusters(
-        TopicClusters(
-            params, neighbours=neighbours, lexical=terms.weighted(), named=match.paper_name,
-            keep_outliers=settings.keep_outliers, timer=timer,
-        ),
+        topic_clusters(params, neighbours, terms, match.paper_name, settings, timer),
         stages,
         [*made_with, _clustering_settings(settings)],
-    )  # fmt: skip
+    )
     describer = TopicDescriber(
         abstracts, terms, vectors, embed, keywords_per_topic=settings.keywords_per_topic,
         paper_names=[match.names[j] if j >= 0 else None for j in match.paper_name.tolist()], timer=timer,
@@ -144,6 +140,24 @@ def fit_topics(
         parameters=clusters.parameters_,
         neighbours=neighbours,
     )
+
+
+def topic_clusters(
+    params: TopicParameters,
+    neighbours: Neighbours,
+    terms: PaperTerms,
+    named: np.ndarray,
+    settings: BuildSettings,
+    timer: StageTimer | None = None,
+):
+    """Our clustering, as BERTopic's `hdbscan_model` (`TopicClusters`): its `fit(vectors).labels_` are the topics
+    `fit_topics` gives, without naming them (the quality scorecard's resampled fits use it alone)."""
+    from topic_explorer.pipeline.fit.cluster_model import TopicClusters
+
+    return TopicClusters(
+        params, neighbours=neighbours, lexical=terms.weighted(), named=named,
+        keep_outliers=settings.keep_outliers, timer=timer or StageTimer(),
+    )  # fmt: skip
 
 
 def fit_inputs(vectors: np.ndarray, abstracts: list[str], settings: BuildSettings, embedder_name: str) -> list:

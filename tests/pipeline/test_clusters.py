@@ -8,7 +8,6 @@ from topic_explorer.pipeline.fit.cluster_model import TopicClusters
 from topic_explorer.pipeline.fit.clusters import (
     MAX_TOPIC_SHARE,
     TopicParameters,
-    _cut,
     choose_parameters,
     find_clusters,
     topic_count,
@@ -84,18 +83,55 @@ def test_a_giant_topic_hiding_two_dense_groups_is_split_and_no_topic_holds_more_
     assert np.bincount(labels).max() <= MAX_TOPIC_SHARE * len(vectors)
 
 
-def test_a_topic_whose_split_would_only_peel_off_a_few_papers_is_one_dense_group():
-    """A tree over 1,000 papers whose last merge joins 2 papers to the other 998: splitting the one topic would only
-    peel off those 2, so it stays whole though it holds every paper."""
-    n = 1000
-    merges = [(0, 1, 1.0, 2), (2, 3, 1.0, 2)]  # nodes 1000 = {0, 1} and 1001 = {2, 3}
-    for paper in range(4, n):  # then 4..999 one by one onto {2, 3}: nodes 1002..1997
-        merges.append((n + len(merges) - 1, paper, 1.0, paper - 1))
-    merges.append((n, 2 * n - 3, 5.0, n))  # last: {0, 1} with {2..999}
-    labels = _cut(np.array(merges, dtype=float), n, TopicParameters(15, 10, 1, 5), corpus=n)
-    assert labels.tolist() == [0] * n
-    split = _cut(np.array(merges, dtype=float), n, TopicParameters(15, 10, 1, 2), corpus=n)  # 2 papers: a topic
-    assert np.bincount(split).tolist() == [2, 998]
+def resampled_topics(vectors: np.ndarray, params: TopicParameters, share: float, seed: int) -> np.ndarray:
+    """Topics of a random `share` of the papers, clustered on their own; -2 for the papers left out."""
+    rows = np.sort(np.random.default_rng(seed).choice(len(vectors), int(share * len(vectors)), replace=False))
+    found = np.full(len(vectors), -2)
+    found[rows] = clusters_of(vectors[rows], params).labels_
+    return found
+
+
+def test_a_tenth_fewer_papers_redraws_no_topic():
+    """Two dense groups close together and a looser third, 300 papers: the topics of every paper and of a random
+    90% of them agree on the papers they share, whichever 90%, and each group is one topic in both."""
+    from sklearn.metrics import adjusted_rand_score
+
+    rng = np.random.default_rng(7)
+    base = np.eye(32)
+    vectors = np.vstack(
+        [
+            groups_of(rng, [base[0] + 0.3 * base[1], base[0] - 0.3 * base[1]], 100, 0.06),
+            groups_of(rng, [base[2]], 100, 0.12),
+        ]
+    )
+    truth = np.repeat(np.arange(3), 100)
+    params = TopicParameters(15, 10, 3, 5)
+    whole = clusters_of(vectors, params).labels_
+    for group in range(3):
+        assert len(set(whole[truth == group])) == 1
+    assert len(set(whole)) == 3
+    for seed in range(3):
+        part = resampled_topics(vectors, params, 0.9, seed)
+        shared = part != -2
+        assert adjusted_rand_score(whole[shared], part[shared]) == 1.0
+
+
+def test_the_consensus_keeps_what_most_views_agree_on():
+    """A graph of two cliques joined by one edge: the views that keep the cliques apart (all but those cut into a
+    single topic) outvote the rest, so that edge's agreement is low, where most clique edges agree fully."""
+    from scipy import sparse
+
+    from topic_explorer.pipeline.fit.clusters import edge_agreement
+
+    blocks = sparse.block_diag([np.ones((150, 150)), np.ones((150, 150))]).tolil()
+    blocks[0, 150] = blocks[150, 0] = 1.0
+    graph = sparse.csr_matrix(blocks)
+    graph.setdiag(0)
+    graph.eliminate_zeros()
+    agreement = edge_agreement(graph, TopicParameters(15, 5, 2, 5))
+    within = np.concatenate([agreement[:150, :150].data, agreement[150:, 150:].data])
+    assert agreement[0, 150] < 0.1
+    assert np.median(within) == 1.0
 
 
 def test_groups_too_small_for_a_topic_are_left_out_and_join_their_nearest_topic():
