@@ -76,7 +76,7 @@ def add_papers(
     engine: Engine | None = None,
     embedder: Embedder | None = None,
     cache_dir: Path | None = None,
-    device: str = "auto",
+    device: str = BuildSettings.device,
     batch_size: int = BuildSettings.batch_size,
     progress: bool = False,
 ) -> AddResult:

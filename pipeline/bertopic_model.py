@@ -26,6 +26,7 @@ from bertopic.backend import BaseEmbedder
 
 from topic_explorer.pipeline.buildfolder.schema import BERTOPIC_DIR, REBUILD_HINT
 from topic_explorer.pipeline.errors import UserError
+from topic_explorer.pipeline.settings import DEFAULT_DEVICE
 from topic_explorer.pipeline.text.clean import STOP_WORDS, TOKEN_PATTERN
 
 log = logging.getLogger(__name__)
@@ -126,7 +127,7 @@ class _Quiet:
         self._warnings.__exit__(*error)
 
 
-def open_in_bertopic(build: Path | str, *, with_edits: bool = False, device: str = "cpu") -> Any:
+def open_in_bertopic(build: Path | str, *, with_edits: bool = False, device: str = DEFAULT_DEVICE) -> Any:
     """The build's BERTopic model, with the build's own embedder as its `embedding_model`.
 
     With it, `transform` embeds new abstracts as the build did (MiniLM over the whole text, or the build's

@@ -25,6 +25,7 @@ import pandas as pd
 from topic_explorer.pipeline.buildfolder.read import read_embedder_state
 from topic_explorer.pipeline.buildfolder.schema import Build
 from topic_explorer.pipeline.errors import UserError
+from topic_explorer.pipeline.settings import DEFAULT_DEVICE
 
 if TYPE_CHECKING:
     from topic_explorer.pipeline.embed.models import Embedder
@@ -111,7 +112,7 @@ def check_query(query: str) -> str:
     return query
 
 
-def query_embedder(build_path: Path, manifest: dict, device: str = "auto") -> Embedder:
+def query_embedder(build_path: Path, manifest: dict, device: str = DEFAULT_DEVICE) -> Embedder:
     """The embedder that made the build at `build_path` (its `manifest`), so a query lands in its space.
 
     Reads only the TF-IDF space it needs, not the build (a `UserError` if that cannot be rebuilt). Imported

@@ -48,6 +48,10 @@ EMBEDDER_TITLES = {
 }
 """How each embedder compares papers, in words for a reader (the dashboard's quality tab)."""
 DEVICES = ("auto", "cpu", "cuda", "mps")
+DEFAULT_DEVICE = "auto"
+"""Where MiniLM runs unless told: builds, `add`, search and `open_in_bertopic` alike (the same vectors)."""
+CACHE_ENV = "TOPIC_EXPLORER_CACHE"
+"""The environment variable that moves the caches' folder."""
 PRECISIONS = ("fp32", "bf16")
 """MiniLM's arithmetic: fp32 gives today's vectors; bf16 is faster where the CPU has its instructions."""
 MIN_FIT_SAMPLE = MIN_PAPERS  # the fit is a topic model of its own: it needs as many papers as a build
@@ -98,9 +102,15 @@ def _setting(default: Any, help: str) -> Any:
 
 
 def default_cache_dir() -> Path:
-    """Where embeddings are cached between builds (override with TOPIC_EXPLORER_CACHE)."""
-    env = os.environ.get("TOPIC_EXPLORER_CACHE")
-    return Path(env) if env else Path.home() / ".cache" / "topic-explorer"
+    """Where the caches live between builds: $TOPIC_EXPLORER_CACHE, else the platform's user cache folder
+    (~/.cache/topic-explorer on Linux, or under $XDG_CACHE_HOME; ~/Library/Caches/topic-explorer on macOS;
+    %LOCALAPPDATA%\\topic-explorer\\Cache on Windows)."""
+    env = os.environ.get(CACHE_ENV)
+    if env:
+        return Path(env)
+    from platformdirs import user_cache_dir
+
+    return Path(user_cache_dir("topic-explorer", appauthor=False))
 
 
 def default_sample_build() -> Path:
@@ -165,7 +175,7 @@ class BuildSettings:
         "less memory per worker; the topics do not change.",
     )
     device: str = _setting(
-        "auto",
+        DEFAULT_DEVICE,
         "Where MiniLM runs: 'auto' (a CUDA GPU, else Apple's MPS, else the CPU), 'cpu', 'cuda' or 'mps'.",
     )
     precision: str = _setting(
@@ -178,7 +188,7 @@ class BuildSettings:
         None,
         "Folder for the caches: embeddings, so rebuilds embed only new texts, and the stages' results, so a "
         "rebuild of the same papers and settings skips the fit and the map "
-        "(default ~/.cache/topic-explorer, or $TOPIC_EXPLORER_CACHE).",
+        "(default: $TOPIC_EXPLORER_CACHE, else the user cache folder: ~/.cache/topic-explorer on Linux).",
     )
 
     def __post_init__(self) -> None:

@@ -30,7 +30,7 @@ from typing import Protocol
 import numpy as np
 
 from topic_explorer.pipeline.errors import UserError
-from topic_explorer.pipeline.settings import PRECISIONS, TWO_PAPERS_FROM
+from topic_explorer.pipeline.settings import DEFAULT_DEVICE, PRECISIONS, TWO_PAPERS_FROM
 from topic_explorer.pipeline.text.clean import STOP_WORDS, TOKEN_PATTERN, clean_for_keywords
 
 log = logging.getLogger(__name__)
@@ -120,7 +120,7 @@ class MiniLMEmbedder:
         window: int = 128,
         max_windows: int = 16,
         batch_size: int = 16,
-        device: str = "auto",
+        device: str = DEFAULT_DEVICE,
         precision: str = "fp32",
     ):
         if precision not in PRECISIONS:
@@ -303,7 +303,7 @@ class TfidfEmbedder:
         )
 
 
-def make_embedder(name: str, *, device: str = "auto", precision: str = "fp32") -> Embedder:
+def make_embedder(name: str, *, device: str = DEFAULT_DEVICE, precision: str = "fp32") -> Embedder:
     """The embedder a build setting names ('minilm' or 'tfidf'). Neither depends on the build's seed: the same
     papers get the same vectors, so the same topics, whatever the seed. MiniLM runs in `precision` where this
     machine has the instructions for it, else in fp32 (`resolve_precision`)."""
@@ -313,7 +313,11 @@ def make_embedder(name: str, *, device: str = "auto", precision: str = "fp32") -
 
 
 def embedder_for(
-    described: dict, tfidf_state: dict[str, np.ndarray] | None, *, device: str = "auto", same_precision: bool = False
+    described: dict,
+    tfidf_state: dict[str, np.ndarray] | None,
+    *,
+    device: str = DEFAULT_DEVICE,
+    same_precision: bool = False,
 ) -> Embedder:
     """The embedder that made a build, from its manifest's `embedder` entry and its saved TF-IDF space.
 

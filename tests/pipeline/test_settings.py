@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import sys
 from pathlib import Path
 
 import pytest
@@ -68,3 +69,16 @@ def test_the_tests_cache_in_a_temporary_folder_never_the_home_folder():
     """tests/conftest.py's autouse fixture: a test run leaves ~/.cache/topic-explorer untouched."""
     assert not BuildSettings().cache_dir.is_relative_to(Path.home())
     assert not default_cache_dir().is_relative_to(Path.home())
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="macOS and Windows have cache folders of their own")
+def test_the_default_cache_is_the_users_cache_folder_so_existing_caches_stay_found(monkeypatch, tmp_path):
+    """platformdirs' folder: on Linux ~/.cache/topic-explorer, where it always was, or under $XDG_CACHE_HOME."""
+    monkeypatch.delenv("TOPIC_EXPLORER_CACHE")
+    monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    assert default_cache_dir() == tmp_path / ".cache" / "topic-explorer"
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert default_cache_dir() == tmp_path / "xdg" / "topic-explorer"
+    monkeypatch.setenv("TOPIC_EXPLORER_CACHE", str(tmp_path / "mine"))
+    assert BuildSettings().cache_dir == tmp_path / "mine"
