@@ -13,7 +13,7 @@ lists:
   topic's papers use it (`DEFINING_SHARE`, `DEFINING_REACH`: "Quantization"; not "Time", "Data", "Features", which
   spread over many topics); otherwise it stands for the phrase
   the topic's papers write it in, as does a phrase the corpus mostly continues ("low-rank" -> "low-rank
-  adaptation") (`named_terms`); and a word gives way to a phrase that scores nearly as well (`PHRASE_WINS`);
+  adaptation") (`named_terms`);
 - a term the corpus abbreviates takes the acronym the field uses ("low rank adaptation" -> "LoRA", "human
   feedback" -> "RLHF"), and an acronym label carries its long form where it fits ("LoRA (low-rank adaptation)");
 - a term labels the topic where it weighs most, and labels are distinct within a set of topics.
@@ -50,7 +50,6 @@ COMPLETION_SHARE = 0.3  # a phrase completes a term when this share of the topic
 THEME_COVER = 0.6  # a theme is named for its largest parts until they hold this share of its papers ...
 THEME_PARTS = 3  # ... naming at most this many
 LONGER_USE = 0.6  # ... and a longer phrase holding it that this share of its users write completes it in turn
-PHRASE_WINS = 0.75  # a single word gives way to a phrase scoring at least this share of it: names are phrases
 MIN_COMPLETION_PAPERS = 2  # ... and at least this many (or all the topic's papers): one paper's phrase names no topic
 _NORMAL = re.compile(r"[\s-]+")
 
@@ -260,8 +259,7 @@ def _lowered(name: str) -> str:
 def _longer_first(terms: list[tuple[str, float]], bound: BoundWords, generic: frozenset[str]) -> list[str]:
     """The names among `terms` (`is_name`, scoring at least `MIN_NAME_SHARE` of the best term), best first, except
     that a name gives way to a longer name containing it that scores nearly as well (`LONGER_NAME_WINS`): "agents"
-    to "web agents", "attacks" to "jailbreak attacks"; and a single word first gives way to the best phrase when that
-    scores nearly as well (`PHRASE_WINS`): "Gas" to "star formation"."""
+    to "web agents", "attacks" to "jailbreak attacks"."""
     floor = MIN_NAME_SHARE * max((score for _, score in terms), default=0.0)
     names = [(t, score) for t, score in terms if score >= floor and is_name(t, bound, generic)]
     ordered: list[str] = []
@@ -275,12 +273,6 @@ def _longer_first(terms: list[tuple[str, float]], bound: BoundWords, generic: fr
             if t != term and t not in ordered and inside in f" {_normal(t)} " and s >= LONGER_NAME_WINS * score
         ]
         ordered += [*longer[:1], term]
-    score_of = dict(names)
-    if ordered and len(_normal(ordered[0]).split()) == 1 and not _is_acronym(ordered[0]):
-        phrase = next((t for t in ordered if len(_normal(t).split()) > 1), None)
-        if phrase is not None and score_of[phrase] >= PHRASE_WINS * score_of[ordered[0]]:
-            ordered.remove(phrase)
-            ordered.insert(0, phrase)
     return ordered
 
 

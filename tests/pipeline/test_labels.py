@@ -153,11 +153,6 @@ def test_labels_never_repeat_a_name_in_another_form():
     assert make_labels(naming) == ["GANs", "Mode collapse"]
 
 
-def test_a_phrase_that_scores_nearly_as_well_as_a_word_names_the_topic():
-    naming = [[("gas", 0.89), ("galactic", 0.81), ("star formation", 0.77)], [("quantization", 0.9), ("low bits", 0.5)]]
-    assert make_labels(naming) == ["Star formation", "Quantization"]
-
-
 def test_a_longer_name_that_scores_nearly_as_well_is_preferred():
     naming = [[("agents", 0.44), ("web agents", 0.42), ("safety", 0.2)], [("attacks", 0.5), ("jailbreak", 0.1)]]
     assert make_labels(naming) == ["Web agents", "Attacks"]
