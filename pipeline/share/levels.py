@@ -49,9 +49,21 @@ def laid_out_topics(topics: pd.DataFrame, papers: pd.DataFrame) -> pd.DataFrame:
         extra = extra.assign(keywords=[[]] * len(extra), keyword_weights=[[]] * len(extra), named=False)
         topics = pd.concat([topics, extra.assign(coherence=np.nan)], ignore_index=True)
     topics = topics.sort_values("topic_id").reset_index(drop=True).copy()
-    topics["colour"] = topics["topic_id"].map(topic_colours(topics["topic_id"].tolist()))
+    centres = papers.groupby("topic_id")[["x", "y"]].median() if {"x", "y"} <= set(papers.columns) else None
+    if centres is not None:  # where each topic sits on the map: its colours are dealt so neighbours differ
+        topics["centre_x"] = topics["topic_id"].map(centres["x"]).astype(float)
+        topics["centre_y"] = topics["topic_id"].map(centres["y"]).astype(float)
+    topics["colour"] = topics["topic_id"].map(topic_colours(topics["topic_id"].tolist(), _centres(topics)))
     topics["top_keywords"] = topics["keywords"].map(lambda words: "; ".join(words[:KEYWORDS_SHOWN]))
     return topics
+
+
+def _centres(table: pd.DataFrame) -> dict[int, tuple[float, float]] | None:
+    """Each topic's (or group's) place on the map, where known."""
+    if "centre_x" not in table.columns:
+        return None
+    return {int(t): (float(x), float(y)) for t, x, y in zip(table["topic_id"], table["centre_x"], table["centre_y"],
+            strict=True)}  # fmt: skip
 
 
 def rows_by_topic(papers: pd.DataFrame) -> dict[int, np.ndarray]:
@@ -125,8 +137,15 @@ def _group_table(
             }
         )
     table = pd.DataFrame(rows).sort_values("topic_id", kind="stable").reset_index(drop=True)
+    if "centre_x" in topics.columns:  # a group sits where its topics do, weighted by their papers
+        for axis in ("centre_x", "centre_y"):
+            place = by_topic[axis] * by_topic["size"]
+            table[axis] = [
+                place.loc[list(members[g])].sum() / max(by_topic.loc[list(members[g]), "size"].sum(), 1)
+                for g in table["topic_id"]
+            ]
     outliers = {g for g, held in members.items() if held == (-1,)}
-    colours = topic_colours([g for g in table["topic_id"] if g not in outliers])
+    colours = topic_colours([g for g in table["topic_id"] if g not in outliers], _centres(table))
     colours |= dict.fromkeys(outliers, OUTLIER_COLOUR)
     table["colour"] = table["topic_id"].map(colours)
     table["top_keywords"] = table["keywords"].map(lambda words: "; ".join(words[:KEYWORDS_SHOWN]))
