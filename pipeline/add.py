@@ -24,10 +24,12 @@ import pandas as pd
 from topic_explorer.pipeline.apply.batches import NOT_FIXED, Batch, BatchResult, Fitted
 from topic_explorer.pipeline.apply.engine import Engine, InProcess
 from topic_explorer.pipeline.apply.loop import apply_all
+from topic_explorer.pipeline.buildfolder.edits import EDITS_FILE
 from topic_explorer.pipeline.buildfolder.metadata import ColumnSummary, as_type, merged_type, summarise
 from topic_explorer.pipeline.buildfolder.read import read_build, read_model
 from topic_explorer.pipeline.buildfolder.schema import (
     BERTOPIC_DIR,
+    HIERARCHY_FILE,
     REBUILD_HINT,
     STORED_PAPER_COLUMNS,
     Build,
@@ -50,7 +52,7 @@ REBUILD_SHARE = 0.05  # suggest a rebuild once added papers that fit no topic re
 COPY_ROWS = 50_000  # the build's own papers are copied into the new version this many at a time
 EMPTY = ColumnSummary(frozenset())  # the summary of a column a side lacks
 # The user's edits and the topic tree survive the papers added to a build (its topics do not change).
-KEPT_FILES = ("edits.json", "hierarchy.parquet")
+KEPT_FILES = (EDITS_FILE, HIERARCHY_FILE)
 
 
 @dataclass

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 from bertopic.backend import BaseEmbedder
 
-from topic_explorer.pipeline.buildfolder.schema import BERTOPIC_DIR, REBUILD_HINT
+from topic_explorer.pipeline.buildfolder.schema import BERTOPIC_DIR, REBUILD_HINT, TOPIC_EMBEDDINGS_FILE
 from topic_explorer.pipeline.errors import UserError
 from topic_explorer.pipeline.settings import DEFAULT_DEVICE
 from topic_explorer.pipeline.text.clean import STOP_WORDS, TOKEN_PATTERN
@@ -75,7 +75,7 @@ def save_topic_model(topic_model: Any, folder: Path, *, embedder_kind: str, size
         topic_model.vectorizer_model = fitted_vectorizer
 
 
-SAVED_FILES = ("config.json", "topics.json", "topic_embeddings.safetensors", "ctfidf.safetensors", "ctfidf_config.json")
+SAVED_FILES = ("config.json", "topics.json", TOPIC_EMBEDDINGS_FILE, "ctfidf.safetensors", "ctfidf_config.json")
 
 
 def load_saved(folder: Path, embedding_model: Any = None) -> Any:

@@ -24,6 +24,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from topic_explorer.pipeline.buildfolder.schema import BERTOPIC_FOLDER
 from topic_explorer.pipeline.describe.terms import TermCounts
 from topic_explorer.pipeline.embed.models import Embedder
 from topic_explorer.pipeline.evaluate.quality import Quality
@@ -41,8 +42,6 @@ from topic_explorer.pipeline.stagecache import (
     write_values,
 )
 from topic_explorer.pipeline.topicmodel import TopicModel
-
-BERTOPIC_FOLDER = "bertopic"
 
 
 def corpus_embedder(

@@ -12,16 +12,20 @@ from topic_explorer.pipeline.buildfolder.check import check_build, check_edits, 
 from topic_explorer.pipeline.buildfolder.edits import apply_edits, apply_theme_edits, read_edits, read_history
 from topic_explorer.pipeline.buildfolder.schema import (
     BERTOPIC_DIR,
+    EMBEDDER_FILE,
     HIERARCHY_COLUMNS,
     HIERARCHY_FILE,
     MANIFEST_FILE,
     MODEL_DIR,
+    MODEL_TOPICS_FILE,
     PAPER_COLUMNS,
     PAPERS_FILE,
     READABLE_VERSIONS,
     REBUILD_HINT,
     STORED_PAPER_COLUMNS,
+    TERMS_FILE,
     TOPIC_COLUMNS,
+    TOPIC_EMBEDDINGS_FILE,
     TOPICS_FILE,
     Build,
     ModelParts,
@@ -94,7 +98,7 @@ def read_manifest(path: Path) -> dict:
 
 def read_embedder_state(path: Path) -> dict[str, np.ndarray] | None:
     """A TF-IDF build's fitted space (`model/embedder.npz`), without pickles; None for MiniLM builds."""
-    file = Path(path) / MODEL_DIR / "embedder.npz"
+    file = Path(path) / MODEL_DIR / EMBEDDER_FILE
     if not file.is_file():
         return None
     try:
@@ -151,11 +155,11 @@ def read_model(build: Build) -> ModelParts:
             f"{build.path} has no fitted model (made by an older version or by hand); rebuild it with: {REBUILD_HINT}"
         )
     try:
-        with np.load(folder / "topics.npz", allow_pickle=False) as arrays:
+        with np.load(folder / MODEL_TOPICS_FILE, allow_pickle=False) as arrays:
             topic_ids, below = arrays["topic_id"], arrays["poor_fit_below"]
             centres = arrays["centre"] if "centre" in arrays.files else _topic_embeddings(build.path, len(topic_ids))
         model = TopicModel(topic_ids, centres, below)
-        terms = pd.read_parquet(folder / "terms.parquet")
+        terms = pd.read_parquet(folder / TERMS_FILE)
         state = read_embedder_state(build.path)
     except (OSError, ValueError, KeyError) as error:
         raise UserError(f"{folder} is damaged ({type(error).__name__}); rebuild with: {REBUILD_HINT}") from None
@@ -171,7 +175,7 @@ def _topic_embeddings(path: Path, n_topics: int) -> np.ndarray:
     from safetensors.numpy import load_file
 
     try:
-        vectors = load_file(path / BERTOPIC_DIR / "topic_embeddings.safetensors")["topic_embeddings"][-n_topics:]
+        vectors = load_file(path / BERTOPIC_DIR / TOPIC_EMBEDDINGS_FILE)["topic_embeddings"][-n_topics:]
     except SafetensorError as error:
         raise ValueError(str(error)) from None
     norms = np.linalg.norm(vectors, axis=1, keepdims=True)

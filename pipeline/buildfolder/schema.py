@@ -38,14 +38,19 @@ EMBEDDINGS_FILE = "embeddings.npy"
 MANIFEST_FILE = "manifest.json"
 HIERARCHY_FILE = "hierarchy.parquet"
 MODEL_DIR = "model"
-BERTOPIC_DIR = f"{MODEL_DIR}/bertopic"
+BERTOPIC_FOLDER = "bertopic"  # in `MODEL_DIR`
+BERTOPIC_DIR = f"{MODEL_DIR}/{BERTOPIC_FOLDER}"
+TOPIC_EMBEDDINGS_FILE = "topic_embeddings.safetensors"  # BERTopic's own name, in `BERTOPIC_DIR`
+MODEL_TOPICS_FILE = "topics.npz"  # in `MODEL_DIR`, as are the two below
+TERMS_FILE = "terms.parquet"
+EMBEDDER_FILE = "embedder.npz"
 MODEL_FILES = {
-    "bertopic": "a folder: the BERTopic model as fitted, saved with `serialization='safetensors'` and c-TF-IDF "
+    BERTOPIC_FOLDER: "a folder: the BERTopic model as fitted, saved with `serialization='safetensors'` and c-TF-IDF "
     "(no pickle); its `topic_embeddings.safetensors` are the topics' centres",
-    "topics.npz": "per topic (rows as the topic embeddings, topic -1 left out): `topic_id` and `poor_fit_below` "
+    MODEL_TOPICS_FILE: "per topic (rows as the topic embeddings, topic -1 left out): `topic_id` and `poor_fit_below` "
     "(cosine to the centre below which a paper fits the topic poorly)",
-    "terms.parquet": "per topic and keyword candidate, over the fit sample: `count` of uses and `papers` using it",
-    "embedder.npz": "TF-IDF builds only: the fitted `terms`, `idf` weights and SVD `components`",
+    TERMS_FILE: "per topic and keyword candidate, over the fit sample: `count` of uses and `papers` using it",
+    EMBEDDER_FILE: "TF-IDF builds only: the fitted `terms`, `idf` weights and SVD `components`",
 }
 
 STORED_PAPER_COLUMNS = {

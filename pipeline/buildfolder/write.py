@@ -13,15 +13,18 @@ import numpy as np
 import pandas as pd
 
 from topic_explorer.pipeline.buildfolder.schema import (
+    EMBEDDER_FILE,
     EMBEDDINGS_FILE,
     HIERARCHY_COLUMNS,
     HIERARCHY_FILE,
     MANIFEST_FILE,
     MODEL_DIR,
+    MODEL_TOPICS_FILE,
     PAPER_COLUMNS,
     PAPERS_FILE,
     SCHEMA_VERSION,
     STORED_PAPER_COLUMNS,
+    TERMS_FILE,
     TOPIC_COLUMNS,
     TOPICS_FILE,
     ModelParts,
@@ -196,10 +199,10 @@ def _arrow_type(dtype: str):
 def _write_model(folder: Path, model: ModelParts) -> None:
     folder.mkdir()
     # The centres are the BERTopic model's topic embeddings (`BERTOPIC_DIR`), stored there once.
-    np.savez(folder / "topics.npz", topic_id=model.topics.topic_ids, poor_fit_below=model.topics.poor_fit_below)
-    model.terms.to_parquet(folder / "terms.parquet", index=False)
+    np.savez(folder / MODEL_TOPICS_FILE, topic_id=model.topics.topic_ids, poor_fit_below=model.topics.poor_fit_below)
+    model.terms.to_parquet(folder / TERMS_FILE, index=False)
     if model.embedder_state is not None:
-        np.savez(folder / "embedder.npz", **model.embedder_state)
+        np.savez(folder / EMBEDDER_FILE, **model.embedder_state)
 
 
 def _check_papers(papers: pd.DataFrame, vectors: np.ndarray, seen: set[str]) -> None:

@@ -207,6 +207,8 @@ def _print_naming(naming) -> None:
 
 
 def _naming_summary(args: argparse.Namespace, result) -> str:
+    from topic_explorer.pipeline.buildfolder.edits import EDITS_FILE
+
     named = {kind: sum(n.kind == kind and n.new is not None for n in result.namings) for kind in result.totals}
     counts = " and ".join(f"{named[kind]:,} of {total:,} {kind}s" for kind, total in result.totals.items())
     counts += f" named by {args.model.strip()}"
@@ -217,7 +219,7 @@ def _naming_summary(args: argparse.Namespace, result) -> str:
     if not result.written:
         return f"{counts}; every name was already the same, nothing was written"
     return (
-        f"{counts}; {result.written:,} renames saved in {args.build / 'edits.json'} "
+        f"{counts}; {result.written:,} renames saved in {args.build / EDITS_FILE} "
         "(the dashboard's Undo takes them back one at a time)"
     )
 
