@@ -45,6 +45,7 @@ def test_a_given_title_is_kept_on_one_line_and_a_blank_one_refused():
         ({"named_topic_threshold": 5.5}, "--named-topic-threshold=5.5 should be above 0 and at most 5"),
         ({"fit_sample": 9}, "--fit-sample=9 should be at least 10"),
         ({"device": "tpu"}, "--device 'tpu' is unknown; use one of auto, cpu, cuda, mps"),
+        ({"precision": "fp16"}, "--precision 'fp16' is unknown; use one of fp32, bf16"),
         ({"batch_size": 0}, "--batch-size=0 should be at least 1"),
         ({"keywords_per_topic": 0}, "--keywords-per-topic=0 should be at least 1"),
         ({"named_topics": ("RLHF", "  ")}, "--topics got an empty name"),
