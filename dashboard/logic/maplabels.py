@@ -33,8 +33,9 @@ def label_candidates(
 ) -> list[dict]:
     """Labels to offer, best first: the chosen level's groups by shown papers, then each finer level's.
 
-    Each label sits at the median position of its group's shown papers (`x`, `y`: every paper's), so a
-    filtered or searched map labels where its papers are.
+    Each label sits among its group's own shown papers (`x`, `y`: every paper's), where they outnumber other
+    groups' most (`label_anchor`), so a filtered or searched map labels where its papers are and a group spread
+    around another is not labelled among the other's papers.
     A finer group holding the same topics as one offered already, or named like one, is left out: the map
     never shows a label twice.
     Each label: text `t` (plain, one or two lines; the browser sets it as text), position `x`, `y`, priority `p`,
@@ -47,6 +48,7 @@ def label_candidates(
     offered: set[tuple[int, ...]] = set()
     texts: set[str] = set()
     labels = []
+    crowd = point_counts(x[shown], y[shown], extent) if extent else None  # every shown paper, per anchor cell
     for depth, level in enumerate(levels[chosen:]):
         for group in level.topics.itertuples():
             rows = level.topic_rows.get(group.topic_id, np.zeros(0, dtype=np.int64))
@@ -55,7 +57,7 @@ def label_candidates(
             text = two_lines(shorten(str(group.label), LABEL_CHARS), LINE_CHARS)
             if not len(rows) or held in offered or text.casefold() in texts:
                 continue
-            at = (float(np.median(x[rows])), float(np.median(y[rows])))
+            at = label_anchor(x[rows], y[rows], crowd, extent) if crowd is not None else _median(x[rows], y[rows])
             if not np.isfinite(at).all():
                 continue
             offered.add(held)
@@ -72,6 +74,47 @@ def label_candidates(
                 }
             )
     return sorted(labels, key=lambda label: -label["p"])
+
+
+ANCHOR_CELLS = 24  # per axis: the grid over the map on which a label's spot is chosen
+
+
+def point_counts(x: np.ndarray, y: np.ndarray, extent: tuple[tuple[float, float], tuple[float, float]]) -> np.ndarray:
+    """Papers per cell of an `ANCHOR_CELLS`-square grid over `extent`, each cell with its eight neighbours summed."""
+    (x0, x1), (y0, y1) = extent
+    counts, _, _ = np.histogram2d(x, y, bins=ANCHOR_CELLS, range=((x0, x1), (y0, y1)))
+    padded = np.pad(counts, 1)
+    return sum(padded[i : i + ANCHOR_CELLS, j : j + ANCHOR_CELLS] for i in range(3) for j in range(3))
+
+
+def label_anchor(
+    x: np.ndarray, y: np.ndarray, crowd: np.ndarray, extent: tuple[tuple[float, float], tuple[float, float]]
+) -> tuple[float, float]:
+    """Where a group's label goes: among its own papers (`x`, `y`), in the cell where they most outnumber the other
+    shown papers (`crowd`: `point_counts` of every shown paper), on its paper nearest the median of those there.
+
+    A group's median can fall between its papers, among another group's (a group in two clumps around a third);
+    this spot always holds papers of its own. Ties go to the cell nearer the median.
+    """
+    own = point_counts(x, y, extent)
+    (x0, x1), (y0, y1) = extent
+    column = np.clip(((x - x0) / (x1 - x0) * ANCHOR_CELLS).astype(np.int64), 0, ANCHOR_CELLS - 1)
+    row = np.clip(((y - y0) / (y1 - y0) * ANCHOR_CELLS).astype(np.int64), 0, ANCHOR_CELLS - 1)
+    mx, my = _median(x, y)
+    cx = np.clip(int((mx - x0) / (x1 - x0) * ANCHOR_CELLS), 0, ANCHOR_CELLS - 1)
+    cy = np.clip(int((my - y0) / (y1 - y0) * ANCHOR_CELLS), 0, ANCHOR_CELLS - 1)
+    held = np.unique(column * ANCHOR_CELLS + row)  # cells holding own papers: x index first, as histogram2d
+    i, j = held // ANCHOR_CELLS, held % ANCHOR_CELLS
+    lead = own[i, j] - (crowd[i, j] - own[i, j])
+    best = np.lexsort(((i - cx) ** 2 + (j - cy) ** 2, -own[i, j], -lead))[0]
+    there = np.flatnonzero((column == i[best]) & (row == j[best]))
+    mx, my = _median(x[there], y[there])
+    at = there[np.argmin((x[there] - mx) ** 2 + (y[there] - my) ** 2)]  # one of its own papers, not a gap between
+    return float(x[at]), float(y[at])
+
+
+def _median(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
+    return float(np.median(x)), float(np.median(y))
 
 
 def occupied_cells(x: np.ndarray, y: np.ndarray, extent: tuple[tuple[float, float], tuple[float, float]]) -> list[int]:
