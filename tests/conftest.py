@@ -26,6 +26,7 @@ def _session_cache(tmp_path_factory):
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("TOPIC_EXPLORER_CACHE", str(tmp_path_factory.mktemp("session-cache")))
         patch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("xdg-cache")))  # libraries' caches too
+        patch.setenv("XDG_CONFIG_HOME", str(tmp_path_factory.mktemp("xdg-config")))  # Chromium's crash reports
         yield
 
 
