@@ -69,6 +69,8 @@ with tabs[0]:
     explore.render_selection_bar(explorer, shown, selected, n_hidden, session.clear_selection, level, found)
     if found is not None:
         explore.render_search_line(explorer, view.about, found)
+    elif not shown.all():
+        explore.render_filter_line(explorer, shown)
     context = passing & ~shown if found is not None else None
     explore.render_map(explorer, level, shown, selected, map_key(state.generation), context)
     if len(rows):

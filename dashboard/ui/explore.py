@@ -93,6 +93,23 @@ def render_search_line(explorer: Explorer, about: str, found: Found) -> None:
     clear.button("Clear search", key="clear-about", on_click=clear_about, help="Stop searching: every paper again")
 
 
+def render_filter_line(explorer: Explorer, shown: np.ndarray) -> None:
+    """Under the status, while the filters hide papers (and no search ranks them): 'Zoom to shown' frames the
+    papers they keep, as 'Zoom to matches' does a search's."""
+    text, zoom = st.columns([7.7, 1.4], vertical_alignment="center")
+    text.caption(f"The filters keep {int(shown.sum()):,} of {len(shown):,} papers.")
+    papers = explorer.papers
+    ranges = match_ranges(papers["x"].to_numpy()[shown], papers["y"].to_numpy()[shown], explorer.extent)
+    zoom.button(
+        "Zoom to shown",
+        key="zoom-shown",
+        on_click=zoom_to,
+        args=(ranges,),
+        disabled=ranges is None,
+        help="Frame the papers the filters keep; 'Reset view' shows the whole map again",
+    )
+
+
 def match_ranges(
     x: np.ndarray, y: np.ndarray, extent: tuple[tuple[float, float], tuple[float, float]]
 ) -> tuple[tuple[float, float], tuple[float, float]] | None:
