@@ -10,8 +10,21 @@ import pandas as pd
 import pytest
 
 from topic_explorer.pipeline.build import STAGES
+from topic_explorer.pipeline.buildfolder.edits import EDITS_FILE
 from topic_explorer.pipeline.buildfolder.read import read_build, read_model
-from topic_explorer.pipeline.buildfolder.schema import MODEL_FILES, PAPER_COLUMNS, SCHEMA_VERSION, TOPIC_COLUMNS
+from topic_explorer.pipeline.buildfolder.schema import (
+    EMBEDDINGS_FILE,
+    HIERARCHY_COLUMNS,
+    HIERARCHY_FILE,
+    MANIFEST_FILE,
+    MODEL_DIR,
+    MODEL_FILES,
+    PAPER_COLUMNS,
+    PAPERS_FILE,
+    SCHEMA_VERSION,
+    TOPIC_COLUMNS,
+    TOPICS_FILE,
+)
 from topic_explorer.pipeline.buildfolder.write import write_build
 from topic_explorer.pipeline.errors import UserError
 
@@ -144,3 +157,16 @@ def test_version_1_builds_still_read(metadata_build, tmp_path):
     assert not again.has_model
     with pytest.raises(UserError, match="no fitted model"):
         read_model(again)
+
+
+def test_the_build_folder_page_names_every_file_and_column_the_schema_defines():
+    """docs/build-folder.md is read by people; schema.py by code: a file or column added to one and not the other
+    fails here, so the page cannot drift from the contract."""
+    page = (Path(__file__).resolve().parents[2] / "docs" / "build-folder.md").read_text(encoding="utf-8")
+    files = [PAPERS_FILE, TOPICS_FILE, EMBEDDINGS_FILE, MANIFEST_FILE, HIERARCHY_FILE, EDITS_FILE]
+    files += [f"{MODEL_DIR}/{name}" for name in MODEL_FILES]
+    for name in files:
+        assert f"| `{name}" in page, f"docs/build-folder.md lists no {name}"
+    for column in [*PAPER_COLUMNS, *TOPIC_COLUMNS, *HIERARCHY_COLUMNS]:
+        assert f"`{column}`" in page, f"docs/build-folder.md has no column {column}"
+    assert f"schema version {SCHEMA_VERSION}" in page
