@@ -27,12 +27,11 @@ from bertopic.backend import BaseEmbedder
 from topic_explorer.pipeline.buildfolder.schema import BERTOPIC_DIR, REBUILD_HINT, TOPIC_EMBEDDINGS_FILE
 from topic_explorer.pipeline.errors import UserError
 from topic_explorer.pipeline.settings import DEFAULT_DEVICE
-from topic_explorer.pipeline.text.clean import STOP_WORDS, TOKEN_PATTERN
+from topic_explorer.pipeline.text.clean import MAX_PHRASE_WORDS, STOP_WORDS, TOKEN_PATTERN
 
 log = logging.getLogger(__name__)
 
 PORTABLE_MODEL_NAME = "sentence-transformers/all-MiniLM-L6-v2"  # the hub's name for the model we ship
-MAX_PHRASE_WORDS = 4  # as `pipeline.text.clean.phrases`
 
 
 class BuildEmbedder(BaseEmbedder):

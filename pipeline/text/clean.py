@@ -134,10 +134,14 @@ def shared_words(texts: Iterable[str], enough: int) -> int:
     return min(len(shared), enough)
 
 
-def phrases(text: str, max_words: int = 4) -> list[str]:
+MAX_PHRASE_WORDS = 4
+"""The longest keyword phrase, in words: the keywords' candidates and the saved BERTopic model's vectorizer alike."""
+
+
+def phrases(text: str, max_words: int = MAX_PHRASE_WORDS) -> list[str]:
     """The words and short phrases of `text` that can serve as keywords.
 
-    Phrases of up to four words ("parameter efficient fine tuning") never cross punctuation,
+    Phrases of up to `MAX_PHRASE_WORDS` words ("parameter efficient fine tuning") never cross punctuation,
     a stop word or a number, so "Low-Rank Adaptation (LoRA) of large language models" yields "low rank
     adaptation" and "large language models" but not "adaptation lora".
     """
