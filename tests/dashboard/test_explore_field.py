@@ -24,6 +24,7 @@ from topic_explorer.dashboard.ui.curation import (
     RENAME_TOPIC,
 )
 from topic_explorer.dashboard.ui.explore import VIEW_KEY
+from topic_explorer.dashboard.ui.page import PAGE_STYLE
 from topic_explorer.dashboard.ui.reader import READER_KEY
 from topic_explorer.dashboard.ui.sidebar import (
     ABOUT_KEY,
@@ -212,7 +213,7 @@ def test_rename_merge_move_and_undo_persist_with_the_build(run_app, build):
     assert not at.exception
     assert read_edits(build)[-1]["label"] == f"Renamed {XSS}"
     assert f"Renamed {XSS}" in set(paper_table(at)["topic"])  # the table shows it as data
-    assert not at.get("html")
+    assert [h.proto.body for h in at.get("html")] == [PAGE_STYLE]  # the page's own style, never a build's text
     assert all("<img" not in m.value for m in at.markdown)
     assert f"Renamed {XSS}" in set(run_app(build).dataframe[0].value["topic"])  # a new session (a reload) sees it
     at.multiselect(key=MERGE_TOPICS).set_value([1, 2]).run()
@@ -339,5 +340,5 @@ def test_a_hostile_link_is_read_as_text(monkeypatch, build):
     at.run()
     assert not at.exception
     assert at.text_input(key=SEARCH_KEY).value == XSS
-    assert not at.get("html")
+    assert [h.proto.body for h in at.get("html")] == [PAGE_STYLE]  # the page's own style, never a build's text
     assert all("<img" not in m.value for m in at.markdown)
