@@ -42,11 +42,13 @@ def render_quality(explorer: Explorer) -> None:
     st.subheader("Topics, the ones to check first", anchor=False)
     st.caption(
         f":orange[catch-all]: {CATCH_ALL_TIMES:.0f} times the median topic's size or more (it most likely mixes "
-        f"several themes); :red[incoherent]: coherence (the topic's own NPMI) below 0, its keywords rarely meet in "
-        f"one abstract; :orange[fair] from 0 to {GOOD_FROM}; :green[good] from {GOOD_FROM}. "
-        "Small corpora give noisy scores."
+        f"several themes); :orange[reads as one]: half its top keywords are another topic's; :red[fits poorly]: its "
+        "papers sit farther from it than this build's topics' papers do from theirs; :red[incoherent]: coherence "
+        "(the topic's own NPMI) below 0, its keywords rarely meet in one abstract; :red[words apart]: its keywords "
+        f"hold together well below this build's other topics'; :orange[fair] from 0 to {GOOD_FROM}; :green[good] "
+        f"from {GOOD_FROM}. Why lists every reason. Small corpora give noisy scores."
     )
-    table = topic_table(explorer.topics)
+    table = topic_table(explorer.topics, explorer.papers)
     pick, button = st.columns([4, 1.3], vertical_alignment="bottom")
     labels = dict(zip(table["topic_id"], table["topic"], strict=True))
     chosen = pick.selectbox(
