@@ -65,11 +65,11 @@ def render_quality(explorer: Explorer) -> None:
         hide_index=True,
         key="quality-table",
         column_config={
-            "rating": st.column_config.TextColumn("Rating", width="small"),
+            "rating": st.column_config.TextColumn("Rating", width=100),
             "topic": st.column_config.TextColumn("Topic", width="medium"),
             "papers": st.column_config.NumberColumn("Papers", format="localized"),
             "coherence": st.column_config.NumberColumn("Coherence (NPMI)", format="%.2f"),
-            "why": st.column_config.TextColumn("Why", width="medium"),
-            "keywords": st.column_config.TextColumn("Top keywords", width="large"),
+            "why": st.column_config.TextColumn("Why", width="large"),
+            "keywords": st.column_config.TextColumn("Top keywords", width="medium"),
         },
     )
