@@ -54,6 +54,7 @@ CACHE_ENV = "TOPIC_EXPLORER_CACHE"
 """The environment variable that moves the caches' folder."""
 PRECISIONS = ("fp32", "bf16")
 """MiniLM's arithmetic: fp32 gives today's vectors; bf16 is faster where the CPU has its instructions."""
+DEFAULT_PRECISION = "fp32"
 MIN_FIT_SAMPLE = MIN_PAPERS  # the fit is a topic model of its own: it needs as many papers as a build
 RUN_ONLY = ("batch_size", "device")
 """Settings that spread the work (papers per batch, where MiniLM runs) but change no result."""
@@ -179,7 +180,7 @@ class BuildSettings:
         "Where MiniLM runs: 'auto' (a CUDA GPU, else Apple's MPS, else the CPU), 'cpu', 'cuda' or 'mps'.",
     )
     precision: str = _setting(
-        "fp32",
+        DEFAULT_PRECISION,
         "MiniLM's arithmetic: 'fp32' (today's vectors) or 'bf16' (bfloat16: 2-2.5x as fast on CPUs with "
         "AVX512-BF16 or AMX, each vector moved slightly, cosine to fp32's above 0.9999). A machine without the "
         "instructions embeds in fp32 and says so; `add` and Dask workers use the build's precision.",

@@ -30,7 +30,7 @@ from typing import Protocol
 import numpy as np
 
 from topic_explorer.pipeline.errors import UserError
-from topic_explorer.pipeline.settings import DEFAULT_DEVICE, PRECISIONS, TWO_PAPERS_FROM
+from topic_explorer.pipeline.settings import DEFAULT_DEVICE, DEFAULT_PRECISION, PRECISIONS, TWO_PAPERS_FROM
 from topic_explorer.pipeline.text.clean import STOP_WORDS, TOKEN_PATTERN, clean_for_keywords
 
 log = logging.getLogger(__name__)
@@ -121,7 +121,7 @@ class MiniLMEmbedder:
         max_windows: int = 16,
         batch_size: int = 16,
         device: str = DEFAULT_DEVICE,
-        precision: str = "fp32",
+        precision: str = DEFAULT_PRECISION,
     ):
         if precision not in PRECISIONS:
             raise ValueError(f"precision {precision!r} is not one of {', '.join(PRECISIONS)}")
@@ -303,7 +303,7 @@ class TfidfEmbedder:
         )
 
 
-def make_embedder(name: str, *, device: str = DEFAULT_DEVICE, precision: str = "fp32") -> Embedder:
+def make_embedder(name: str, *, device: str = DEFAULT_DEVICE, precision: str = DEFAULT_PRECISION) -> Embedder:
     """The embedder a build setting names ('minilm' or 'tfidf'). Neither depends on the build's seed: the same
     papers get the same vectors, so the same topics, whatever the seed. MiniLM runs in `precision` where this
     machine has the instructions for it, else in fp32 (`resolve_precision`)."""
