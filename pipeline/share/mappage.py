@@ -81,6 +81,7 @@ def page_data(selection: Selection) -> dict:
             if t in sizes.index
         ],
         "themes": _themes(selection, set(sizes.index)),
+        "names": map_names(selection, drawn),
         "columns": columns,
         "papers": {
             "x": [round(float(v), 5) for v in drawn["x"]],
@@ -95,6 +96,41 @@ def page_data(selection: Selection) -> dict:
             else [[] for _ in range(len(drawn))],
         },
     }
+
+
+NAME_CHARS = 48  # a longer name is cut after a whole word, as in the dashboard's map
+
+
+def map_names(selection: Selection, drawn: pd.DataFrame) -> list[dict]:
+    """The names the page draws on the map, the dashboard's own: the broadest themes, then the topics, each
+    biggest first, at the middle of its drawn papers. The page shows each where it fits at the zoom of the moment
+    (themes first), so zooming in brings the topics' names out."""
+    levels = [("theme", selection.levels[0])] if len(selection.levels) > 1 else []
+    levels.append(("topic", selection.levels[-1]))
+    x, y, topic = drawn["x"].to_numpy(float), drawn["y"].to_numpy(float), drawn["topic_id"].to_numpy()
+    names = []
+    for kind, level in levels:
+        found = []
+        for group, label in zip(level.topics["topic_id"], level.topics["label"], strict=True):
+            held = [int(t) for t in level.members[group] if t != -1]
+            mine = np.isin(topic, held)
+            if held and mine.any():
+                at = _middle(x[mine], y[mine])
+                found.append({"text": _cut(str(label)), "x": at[0], "y": at[1], "kind": kind, "topics": held,
+                              "size": int(mine.sum())})  # fmt: skip
+        names.extend(sorted(found, key=lambda name: -name["size"]))
+    return names
+
+
+def _middle(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
+    """The drawn paper nearest the group's median: a spot among its own papers, not a gap between them."""
+    nearest = int(np.argmin((x - np.median(x)) ** 2 + (y - np.median(y)) ** 2))
+    return round(float(x[nearest]), 5), round(float(y[nearest]), 5)
+
+
+def _cut(label: str) -> str:
+    label = " ".join(label.split())
+    return label if len(label) <= NAME_CHARS else label[:NAME_CHARS].rsplit(" ", 1)[0] + " …"
 
 
 def _abstracts(abstracts: list[str]) -> tuple[list[str], int | None]:
