@@ -89,7 +89,8 @@ def named_terms(
     counts: TermCounts, naming: dict[int, list[tuple[str, float]]], acronyms: dict[str, str] | None = None
 ) -> dict[int, list[tuple[str, float]]]:
     """Each topic's naming terms (lowercase, as counted) with every fragment replaced by the phrase the topic's papers
-    write it in (`_completion`, keeping the fragment's score), or dropped when they write none.
+    write it in (`_completion`, keeping the fragment's score); a spread word they complete in no shared phrase is
+    dropped, a phrase is kept.
 
     A fragment, read from the counts rather than from word lists:
     - a single word that does not define its topic: fewer than `DEFINING_SHARE` of the papers using it are the
@@ -138,6 +139,8 @@ def named_terms(
                 kept.setdefault(term, score)
             elif phrase := _completion(term, i, here, counts, min(MIN_COMPLETION_PAPERS, counts.sizes[row])):
                 kept.setdefault(phrase, score)
+            elif bound:  # a phrase its papers never complete together still says more than the next term ("Low-rank")
+                kept.setdefault(term, score)
         result[topic] = list(kept.items()) or naming[topic]  # a topic with no name left keeps its words to fall back on
     return result
 

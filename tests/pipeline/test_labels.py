@@ -230,7 +230,7 @@ RECOGNISED = {  # what a reader accepts as the name of each of the sample's five
     "learning theory": r"theory|theoretical|regret bound|bandit|sample complexity",
 }
 CLUSTERING = (  # the lead's clustering (issue 29) still alternates between two cuts of these papers
-    "one cut keeps GoRA with LoRO (named 'Large language models') and the four federated papers apart ('Federated "
+    "one cut keeps GoRA with LoRO (named 'Low-rank') and the four federated papers apart ('Federated "
     "learning'); the other puts GoRA with the federated papers ('LoRA (low-rank adaptation)')"
 )
 NOT_YET = {  # names the default build does not reach yet (docs/label-audit.md)
