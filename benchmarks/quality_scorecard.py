@@ -156,9 +156,8 @@ def score(side: str, papers: pd.DataFrame, vectors: np.ndarray, corpus: Corpus) 
         )[1]
         broadest = np.array([levels[0].get(int(t), -1) for t in topics])
         result[f"{tree_name}_groups"] = [len(set(level.values())) for level in levels]
-        result[f"{tree_name}_broadest_shares"] = sorted(
-            (round(float(s), 3) for s in np.bincount(broadest[broadest >= 0]) / n), reverse=True
-        )
+        sizes = np.unique(broadest[broadest >= 0], return_counts=True)[1]
+        result[f"{tree_name}_broadest_shares"] = sorted((round(float(size / n), 3) for size in sizes), reverse=True)
         result[f"{tree_name}_map_share"] = map_share(xy, broadest)
     result.update(stability(side, vectors, texts, topics))
     return result

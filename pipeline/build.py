@@ -48,8 +48,8 @@ log = logging.getLogger(__name__)
 
 STAGES = ("ingest", "embed", "reduce", "cluster", "keywords", "layout", "assign", "hierarchy", "evaluate", "write")
 REPORTED_PACKAGES = (
-    "bertopic", "umap-learn", "fastcluster", "sentence-transformers", "torch", "scikit-learn", "numpy", "pandas",
-    "pyarrow", "dask",
+    "bertopic", "umap-learn", "fastcluster", "leidenalg", "sentence-transformers", "torch", "scikit-learn", "numpy",
+    "pandas", "pyarrow", "dask",
 )  # fmt: skip
 
 
@@ -144,9 +144,9 @@ def run_build(
         table = with_sizes(fit.topics, topic_id)
         with timer.stage("hierarchy"):
             tree = cachedstages.hierarchy(
-                stages, fit.counts, fit.model, [sample_texts, fit.labels, embedder.name],
+                stages, fit.counts, fit.model, [sample_texts, fit.labels, embedder.name, fit.topics["label"].tolist()],
                 partial(topic_hierarchy, fit.counts, fit.model, texts=sample_texts, text_topics=fit.labels,
-                        embed_terms=embed_here),
+                        embed_terms=embed_here, topic_labels=dict(zip(fit.topics["topic_id"], fit.topics["label"]))),
             )  # fmt: skip
         with timer.stage("evaluate"):
             scored = [sample_texts, topic_id, fits_poorly, table]
