@@ -143,10 +143,11 @@ def run_build(
         topic_id, fits_poorly = applied.topic_id, applied.fits_poorly
         table = with_sizes(fit.topics, topic_id)
         with timer.stage("hierarchy"):
+            topic_labels = dict(zip(fit.topics["topic_id"].tolist(), fit.topics["label"], strict=True))
             tree = cachedstages.hierarchy(
-                stages, fit.counts, fit.model, [sample_texts, fit.labels, embedder.name, fit.topics["label"].tolist()],
+                stages, fit.counts, fit.model, [sample_texts, fit.labels, embedder.name, topic_labels],
                 partial(topic_hierarchy, fit.counts, fit.model, texts=sample_texts, text_topics=fit.labels,
-                        embed_terms=embed_here, topic_labels=dict(zip(fit.topics["topic_id"], fit.topics["label"]))),
+                        embed_terms=embed_here, topic_labels=topic_labels),
             )  # fmt: skip
         with timer.stage("evaluate"):
             scored = [sample_texts, topic_id, fits_poorly, table]
