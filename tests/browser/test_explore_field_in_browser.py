@@ -196,7 +196,7 @@ def test_the_detail_slider_goes_from_broad_themes_to_the_finest_topics(page: Pag
     page.wait_for_function(f"themes => {{ const shown = ({LEGEND})(); return shown.length === themes.length; }}",
                            arg=sorted(theme_labels))  # fmt: skip
     assert set(page.evaluate(LEGEND)) == theme_labels  # colours and legend follow the level
-    shown = set(page.locator(".te-map-label").all_inner_texts())
+    shown = {" ".join(text.split()) for text in page.locator(".te-map-label").all_inner_texts()}  # long names wrap
     assert theme_labels <= shown, shown  # the themes are named on the map (finer names beside them, smaller)
     expect(status(page)).to_contain_text("Showing 38 of 38 papers")  # a level filters nothing
     sidebar = page.get_by_test_id("stSidebar")
