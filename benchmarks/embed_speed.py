@@ -224,29 +224,13 @@ class OnnxWindows:
 
     def transform(self, texts: list[str]) -> np.ndarray:
         model = self.torch_side._load()  # for its tokenizer
-        pieces, owners, weights = [], [], []
-        for i, text in enumerate(texts):
-            for piece, n_tokens in self.torch_side._windows(model, text):
-                pieces.append(piece)
-                owners.append(i)
-                weights.append(n_tokens)
-        order = np.argsort([-len(piece) for piece in pieces])
-        size = self.torch_side.batch_size
-        batches = [order[start : start + size] for start in range(0, len(pieces), size)]
 
-        def run(rows: np.ndarray) -> np.ndarray:
-            encoded = model.tokenizer([pieces[i] for i in rows], padding=True, return_tensors="np")
+        def run(pieces: list[str]) -> np.ndarray:
+            encoded = model.tokenizer(pieces, padding=True, return_tensors="np")
             names = ("input_ids", "attention_mask", "token_type_ids")
             return self.session.run(None, {name: encoded[name].astype(np.int64) for name in names})[0]
 
-        with ThreadPoolExecutor(self.cores) as pool:
-            done = list(pool.map(run, batches))
-        vectors = np.empty((len(pieces), done[0].shape[1]), dtype=np.float32)
-        for rows, batch in zip(batches, done, strict=True):
-            vectors[rows] = batch
-        pooled = np.zeros((len(texts), vectors.shape[1]), dtype=np.float64)
-        np.add.at(pooled, owners, vectors * np.asarray(weights, dtype=np.float64)[:, None])
-        return _normalise(pooled)
+        return pooled_windows(self.torch_side, texts, run, self.cores)
 
 
 class OnnxInt8Windows:
@@ -279,19 +263,8 @@ class OnnxInt8Windows:
         self.session = onnxruntime.InferenceSession(file, options, providers=["CPUExecutionProvider"])
 
     def transform(self, texts: list[str]) -> np.ndarray:
-        model = self.torch_side._load()  # for the windows only: the same tokenizer.json
-        pieces, owners, weights = [], [], []
-        for i, text in enumerate(texts):
-            for piece, n_tokens in self.torch_side._windows(model, text):
-                pieces.append(piece)
-                owners.append(i)
-                weights.append(n_tokens)
-        order = np.argsort([-len(piece) for piece in pieces])
-        size = self.torch_side.batch_size
-        batches = [order[start : start + size] for start in range(0, len(pieces), size)]
-
-        def run(rows: np.ndarray) -> np.ndarray:
-            encoded = self.tokenizer.encode_batch([pieces[i] for i in rows])
+        def run(pieces: list[str]) -> np.ndarray:
+            encoded = self.tokenizer.encode_batch(pieces)
             ids = np.asarray([e.ids for e in encoded], dtype=np.int64)
             mask = np.asarray([e.attention_mask for e in encoded], dtype=np.int64)
             types = np.asarray([e.type_ids for e in encoded], dtype=np.int64)
@@ -299,14 +272,32 @@ class OnnxInt8Windows:
             mean = (tokens * mask[..., None]).sum(1) / np.maximum(mask.sum(1, keepdims=True), 1e-9)
             return _normalise(mean)
 
-        with ThreadPoolExecutor(self.cores) as pool:
-            done = list(pool.map(run, batches))
-        vectors = np.empty((len(pieces), done[0].shape[1]), dtype=np.float32)
-        for rows, batch in zip(batches, done, strict=True):
-            vectors[rows] = batch
-        pooled = np.zeros((len(texts), vectors.shape[1]), dtype=np.float64)
-        np.add.at(pooled, owners, vectors * np.asarray(weights, dtype=np.float64)[:, None])
-        return _normalise(pooled)
+        return pooled_windows(self.torch_side, texts, run, self.cores)
+
+
+def pooled_windows(
+    torch_side: MiniLMEmbedder, texts: list[str], run: Callable[[list[str]], np.ndarray], cores: int
+) -> np.ndarray:
+    """Our windows of each text (`MiniLMEmbedder`'s), longest first in batches of its batch size, each batch of
+    window texts embedded by `run` on `cores` threads, then pooled per text weighted by tokens, as ours pools."""
+    model = torch_side._load()  # for the windows: the same tokenizer everywhere
+    pieces, owners, weights = [], [], []
+    for i, text in enumerate(texts):
+        for piece, n_tokens in torch_side._windows(model, text):
+            pieces.append(piece)
+            owners.append(i)
+            weights.append(n_tokens)
+    order = np.argsort([-len(piece) for piece in pieces])
+    size = torch_side.batch_size
+    batches = [order[start : start + size] for start in range(0, len(pieces), size)]
+    with ThreadPoolExecutor(cores) as pool:
+        done = list(pool.map(lambda rows: run([pieces[i] for i in rows]), batches))
+    vectors = np.empty((len(pieces), done[0].shape[1]), dtype=np.float32)
+    for rows, batch in zip(batches, done, strict=True):
+        vectors[rows] = batch
+    pooled = np.zeros((len(texts), vectors.shape[1]), dtype=np.float64)
+    np.add.at(pooled, owners, vectors * np.asarray(weights, dtype=np.float64)[:, None])
+    return _normalise(pooled)
 
 
 def export(file: Path) -> None:
