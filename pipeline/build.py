@@ -24,23 +24,24 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from topic_explorer.pipeline import __version__, cachedstages
+from topic_explorer.pipeline import __version__
 from topic_explorer.pipeline.apply.batches import NOT_FIXED, Batch, BatchResult, Fitted
 from topic_explorer.pipeline.apply.engine import Engine, InProcess
 from topic_explorer.pipeline.apply.loop import apply_all, embed_all
 from topic_explorer.pipeline.buildfolder.schema import BERTOPIC_DIR, STORED_PAPER_COLUMNS, ModelParts
 from topic_explorer.pipeline.buildfolder.write import BuildWriter, check_destination
-from topic_explorer.pipeline.describe.hierarchy import topic_hierarchy
+from topic_explorer.pipeline.cache.store import StageCache
+from topic_explorer.pipeline.describe.hierarchy import remembered_hierarchy
 from topic_explorer.pipeline.describe.topics import topic_sizes, with_sizes
-from topic_explorer.pipeline.embed.cache import CacheStats, EmbeddingCache
+from topic_explorer.pipeline.embed.cache import CacheStats, EmbeddingCache, remembered_embedder
 from topic_explorer.pipeline.embed.models import Embedder, make_embedder
 from topic_explorer.pipeline.errors import UserError
-from topic_explorer.pipeline.evaluate.quality import Quality, assess
-from topic_explorer.pipeline.fit.layout import map_coordinates
-from topic_explorer.pipeline.fit.topics import Fit, fit_inputs, fit_topics
+from topic_explorer.pipeline.evaluate.quality import Quality, remembered_assess
+from topic_explorer.pipeline.fit import stored
+from topic_explorer.pipeline.fit.layout import remembered_map
+from topic_explorer.pipeline.fit.topics import Fit
 from topic_explorer.pipeline.ingest.corpus import CorpusReader, sample_files
 from topic_explorer.pipeline.settings import MIN_PAPERS, BuildSettings, default_title
-from topic_explorer.pipeline.stagecache import StageCache
 from topic_explorer.pipeline.timing import StageTimer
 from topic_explorer.pipeline.topicmodel import PLACE_NEIGHBOURS, POOR_FIT_QUANTILE, MapLayout
 
@@ -113,7 +114,7 @@ def run_build(
     embed_sample = partial(embed_all, sample_texts, cache=cache, engine=engine, progress=progress, stats=stats)
     with timer.stage("embed"):
         if embedder.fits_corpus:  # its space is learnt from the sample: kept with the vectors in the stage cache
-            embedder, vectors = cachedstages.corpus_embedder(
+            embedder, vectors = remembered_embedder(
                 stages, embedder, sample_texts, lambda: (embedder.fit(sample_texts), embed_sample(embedder))
             )
         else:
@@ -121,20 +122,13 @@ def run_build(
     embed_here = partial(embed_all, embedder=embedder, cache=cache)  # topic names and keyword candidates
     log.info("Finding topics ...")
     with timer.stage("keywords"):  # what the inner stages leave: reading a stored fit, BERTopic's own work
-        fit = cachedstages.fit(
-            stages,
-            fit_inputs(vectors, sample_texts, settings, embedder.name),
-            partial(fit_topics, vectors, sample_texts, settings=settings, embed=embed_here, timer=timer, stages=stages),
-            embedder_kind=settings.embedder,
+        fit = stored.fit(
+            stages, vectors, sample_texts, settings=settings, embed=embed_here, embedder_name=embedder.name, timer=timer
         )
     log.info("Drawing the map ...")
     with timer.stage("layout"):
         n_neighbors = fit.parameters.graph_neighbors
-        xy = cachedstages.layout(
-            stages,
-            [vectors, fit.neighbours.indices, fit.neighbours.distances, n_neighbors, settings.seed],
-            partial(map_coordinates, vectors, fit.neighbours, seed=settings.seed, n_neighbors=n_neighbors),
-        )
+        xy = remembered_map(stages, vectors, fit.neighbours, seed=settings.seed, n_neighbors=n_neighbors)
     fitted = Fitted(embedder, fit.model, MapLayout(vectors, xy), settings.keep_outliers)
     fixed = _FixedBySample(sample, fit, xy)
     with BuildWriter(out, reader.n_papers, vectors.shape[1], reader.metadata_types) as writer:
@@ -144,14 +138,12 @@ def run_build(
         table = with_sizes(fit.topics, topic_id)
         with timer.stage("hierarchy"):
             topic_labels = dict(zip(fit.topics["topic_id"].tolist(), fit.topics["label"], strict=True))
-            tree = cachedstages.hierarchy(
-                stages, fit.counts, fit.model, [sample_texts, fit.labels, embedder.name, topic_labels],
-                partial(topic_hierarchy, fit.counts, fit.model, texts=sample_texts, text_topics=fit.labels,
-                        embed_terms=embed_here, topic_labels=topic_labels),
+            tree = remembered_hierarchy(
+                stages, fit.counts, fit.model, texts=sample_texts, text_topics=fit.labels, embed_terms=embed_here,
+                embedder_name=embedder.name, topic_labels=topic_labels,
             )  # fmt: skip
         with timer.stage("evaluate"):
-            scored = [sample_texts, topic_id, fits_poorly, table]
-            quality = cachedstages.quality(stages, scored, partial(assess, *scored))
+            quality = remembered_assess(stages, sample_texts, topic_id, fits_poorly, table)
         table = table.merge(quality.per_topic[["topic_id", "coherence"]], on="topic_id", how="left")
         with timer.stage("write"):
             title = settings.title or default_title(inputs)
@@ -159,7 +151,7 @@ def run_build(
             manifest |= {"engine": engine.description, "stage_cache": stages.counts.as_dict()}
             model = ModelParts(fit.model, fit.counts.to_frame(), embedder.state() if embedder.fits_corpus else None)
             save = partial(
-                cachedstages.save_topic_model,
+                stored.save_topic_model,
                 fit.topic_model,
                 embedder_kind=settings.embedder,
                 sizes=topic_sizes(table),

@@ -27,6 +27,7 @@ import pandas as pd
 from scipy import sparse
 
 from topic_explorer.pipeline.buildfolder.read import empty_hierarchy
+from topic_explorer.pipeline.cache.store import StageCache, read_frame, write_frame
 from topic_explorer.pipeline.describe.labels import theme_name
 from topic_explorer.pipeline.describe.terms import TermCounts
 from topic_explorer.pipeline.describe.topics import describe_topics
@@ -120,6 +121,34 @@ def topic_hierarchy(
         previous = {int(t): int(g) for t, g in zip(topic_ids, node, strict=True)}
     table = _named_themes(pd.concat(frames, ignore_index=True), topic_labels, sizes)
     return table.astype({"level": np.int64, "group_id": np.int64, "parent_id": np.int64})
+
+
+def remembered_hierarchy(
+    stages: StageCache,
+    counts: TermCounts,
+    model: TopicModel,
+    *,
+    texts: list[str],
+    text_topics: np.ndarray,
+    embed_terms: Callable[[list[str]], np.ndarray],
+    embedder_name: str,
+    topic_labels: dict[int, str],
+) -> pd.DataFrame:
+    """`topic_hierarchy`, or its result from the stage cache; keyed by what it takes (`embed_terms` by the name
+    of the embedder behind it)."""
+    inputs = [
+        *[list(counts.terms), counts.topic_ids, counts.sizes, counts.counts, counts.papers],
+        *[model.topic_ids, model.centres, model.poor_fit_below],
+        *[texts, text_topics, embedder_name, topic_labels],
+    ]
+
+    def compute() -> pd.DataFrame:
+        return topic_hierarchy(
+            counts, model, texts=texts, text_topics=text_topics, embed_terms=embed_terms, topic_labels=topic_labels
+        )
+
+    write = lambda tree, folder: write_frame(folder, "tree", tree)  # noqa: E731
+    return stages.run("hierarchy", inputs, compute, write=write, read=lambda folder: read_frame(folder, "tree"))
 
 
 def _topic_labels(

@@ -10,10 +10,14 @@ Dask workers) and fill it as their vectors come back, batch by batch, so an inte
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+
+from topic_explorer.pipeline.cache.store import StageCache, read_arrays, write_arrays
+from topic_explorer.pipeline.embed.models import Embedder
 
 
 @dataclass
@@ -62,3 +66,23 @@ class EmbeddingCache:
         with Cache(str(self.directory)) as cache, cache.transact():
             for text, vector in zip(texts, vectors, strict=True):
                 cache.set(self.key(text), np.asarray(vector, dtype=np.float32).tobytes())
+
+
+def remembered_embedder(
+    stages: StageCache, embedder: Embedder, texts: list[str], compute: Callable[[], tuple[Embedder, np.ndarray]]
+) -> tuple[Embedder, np.ndarray]:
+    """`compute()` (an embedder that learns its space from `texts`, fitted, and their vectors), or its result from
+    the stage cache; keyed by the texts and the embedder's kind, name and settings (its public attributes)."""
+    made_with = {name: value for name, value in vars(embedder).items() if not name.startswith("_")}
+
+    def write(result: tuple[Embedder, np.ndarray], folder: Path) -> None:
+        fitted, vectors = result
+        write_arrays(folder, vectors=vectors, **{f"state_{name}": value for name, value in fitted.state().items()})
+
+    def read(folder: Path) -> tuple[Embedder, np.ndarray]:
+        arrays = read_arrays(folder)
+        state = {name.removeprefix("state_"): value for name, value in arrays.items() if name.startswith("state_")}
+        return type(embedder).from_state(state), arrays["vectors"]
+
+    inputs = [texts, type(embedder).__name__, embedder.name, made_with]
+    return stages.run("embedder", inputs, compute, write=write, read=read)

@@ -14,11 +14,13 @@ and diversity.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 from sklearn.feature_extraction.text import CountVectorizer
 
+from topic_explorer.pipeline.cache.store import StageCache, read_frame, read_values, write_frame, write_values
 from topic_explorer.pipeline.text.clean import clean_for_keywords
 
 COHERENCE_TOP_N = 10
@@ -149,3 +151,20 @@ def assess(
         per_topic=per_topic,
         agreement=label_agreement(topic_id, labels) if labels is not None else {},
     )
+
+
+def remembered_assess(
+    stages: StageCache, texts: list[str], topic_id: np.ndarray, fits_poorly: np.ndarray, topics: pd.DataFrame
+) -> Quality:
+    """`assess` without labels, or its result from the stage cache; keyed by everything it takes."""
+
+    def write(found: Quality, folder: Path) -> None:
+        values = {name: getattr(found, name) for name in ("coherence", "diversity", "poorly_fitting_share", "n_topics")}
+        write_values(folder, values | {"sizes": found.sizes, "agreement": found.agreement})
+        write_frame(folder, "per_topic", found.per_topic)
+
+    def read(folder: Path) -> Quality:
+        return Quality(**read_values(folder), per_topic=read_frame(folder, "per_topic"))
+
+    scored = [texts, topic_id, fits_poorly, topics]
+    return stages.run("evaluate", scored, lambda: assess(*scored), write=write, read=read)

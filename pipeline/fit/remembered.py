@@ -1,10 +1,10 @@
-"""The fit's own stages through the stage cache (`pipeline.stagecache`), called from inside the fit.
+"""The fit's inner stages through the stage cache (`pipeline.cache`), each keyed here, beside the fit.
 
 What each key holds:
 - neighbours: the vectors and how many neighbours;
 - clusters (BERTopic's clustering model): the vectors, the texts, their neighbours, the papers matched to named
   topics, the clustering parameters and the settings the topics depend on.
-The build's other stages go through `pipeline.cachedstages`.
+Both are called from inside BERTopic's fit; the whole fit is kept by `fit.stored`.
 """
 
 from __future__ import annotations
@@ -15,9 +15,9 @@ from types import SimpleNamespace
 
 import numpy as np
 
+from topic_explorer.pipeline.cache.store import StageCache, read_arrays, read_values, write_arrays, write_values
 from topic_explorer.pipeline.fit.clusters import TopicParameters
 from topic_explorer.pipeline.fit.reduce import Neighbours
-from topic_explorer.pipeline.stagecache import StageCache, read_arrays, read_values, write_arrays, write_values
 
 
 def neighbours(stages: StageCache, vectors: np.ndarray, k: int, compute: Callable[[], Neighbours]) -> Neighbours:

@@ -25,12 +25,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from topic_explorer.pipeline.cache.store import StageCache
 from topic_explorer.pipeline.describe.terms import DOCUMENT_END, PaperTerms, TermCounts
 from topic_explorer.pipeline.fit.clusters import TopicParameters, choose_parameters
 from topic_explorer.pipeline.fit.named_topics import match_named_topics
 from topic_explorer.pipeline.fit.reduce import Neighbours, nearest_neighbours
 from topic_explorer.pipeline.settings import BuildSettings
-from topic_explorer.pipeline.stagecache import StageCache
 from topic_explorer.pipeline.timing import StageTimer
 from topic_explorer.pipeline.topicmodel import TopicModel
 
@@ -43,7 +43,7 @@ DESCRIBING_ONLY = ("keywords_per_topic",)  # settings only the describing reads:
 class Fit:
     """What fitting found on the sample, in sample order."""
 
-    topic_model: Any  # the fitted `bertopic.BERTopic`, or `cachedstages.SavedTopicModel` when the fit was stored
+    topic_model: Any  # the fitted `bertopic.BERTopic`, or `stored.SavedTopicModel` when the fit was stored
     labels: np.ndarray  # int64 topic per sample paper (-1 only with --keep-outliers)
     left_out: np.ndarray  # bool per sample paper: the clustering put it in no cluster; it joined the nearest topic
     fits_poorly: np.ndarray  # bool per sample paper: left out, and far from the topic it joined

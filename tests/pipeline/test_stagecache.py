@@ -15,12 +15,12 @@ import pandas as pd
 import pytest
 
 from tests.conftest import FakeEmbedder
-from topic_explorer.pipeline import stagecache
 from topic_explorer.pipeline.build import run_build
+from topic_explorer.pipeline.cache import store as stagecache
+from topic_explorer.pipeline.cache.store import STAGES_DIR, StageCache, digest, read_arrays, write_arrays
 from topic_explorer.pipeline.fit import topics
 from topic_explorer.pipeline.ingest.corpus import load_corpus, sample_files
 from topic_explorer.pipeline.settings import BuildSettings
-from topic_explorer.pipeline.stagecache import STAGES_DIR, StageCache, digest, read_arrays, write_arrays
 
 EVERY_STAGE = {"neighbours", "clusters", "fit", "layout", "hierarchy", "evaluate"}
 SAME_FILES = ("topics.parquet", "hierarchy.parquet", "model/topics.npz", "model/terms.parquet")
@@ -189,7 +189,7 @@ def test_corrupt_entries_are_computed_again_with_one_line_each_and_the_same_buil
     damaged = sorted((cache / STAGES_DIR).glob("*/*/arrays.npz"))
     for path in damaged:
         path.write_bytes(path.read_bytes()[: len(path.read_bytes()) // 2])  # cut short, as by a crash
-    with caplog.at_level(logging.WARNING, logger="topic_explorer.pipeline.stagecache"):
+    with caplog.at_level(logging.WARNING, logger="topic_explorer.pipeline.cache.store"):
         manifest = build([corpus], tmp_path / "warm", cache)
     unreadable = [r.getMessage() for r in caplog.records if "unreadable" in r.getMessage()]
     assert {"fit", "layout"} <= set(manifest["stage_cache"]["computed"])

@@ -1,16 +1,9 @@
-"""The build's deterministic stages through the stage cache (`pipeline.stagecache`).
+"""The whole fit through the stage cache (`pipeline.cache`), keyed here, beside the fit.
 
-Each function here calls one stage as it is, keyed by everything that stage takes, and says how its result
-is stored and read back; none reaches into the stage. What each key holds:
-- an embedder that learns its space from the fit sample (TF-IDF), fitted, with the sample's vectors: the texts
-  and the embedder's kind and settings;
-- neighbours and clusters: `pipeline.fit.remembered`, which the fit calls from inside BERTopic's fit;
-- the fit (clusters, keywords, labels, the BERTopic model): `fit.topics.fit_inputs` (the vectors, the texts,
-  those settings, the clustering parameters they resolve to, and the embedder, which embeds topic names and
-  keyword candidates);
-- the map: the vectors, their neighbours, the graph's size and the seed;
-- the topic tree: the topics' term counts and centres, the texts and their topics, the embedder;
-- the scores: the texts, every paper's topic and flag, and the topics' table.
+The key: `fit.topics.fit_inputs` (the vectors, the texts, the settings the topics depend on, the clustering
+parameters they resolve to, and the embedder, which embeds topic names and keyword candidates). The BERTopic
+model is kept as the build saves it (`SavedTopicModel`), so a build from a stored fit never imports BERTopic
+unless the topic sizes changed.
 """
 
 from __future__ import annotations
@@ -22,15 +15,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 
 from topic_explorer.pipeline.buildfolder.schema import BERTOPIC_FOLDER
-from topic_explorer.pipeline.describe.terms import TermCounts
-from topic_explorer.pipeline.embed.models import Embedder
-from topic_explorer.pipeline.evaluate.quality import Quality
-from topic_explorer.pipeline.fit.clusters import TopicParameters
-from topic_explorer.pipeline.fit.reduce import Neighbours
-from topic_explorer.pipeline.stagecache import (
+from topic_explorer.pipeline.cache.store import (
     StageCache,
     from_sparse_parts,
     read_arrays,
@@ -41,39 +28,36 @@ from topic_explorer.pipeline.stagecache import (
     write_frame,
     write_values,
 )
+from topic_explorer.pipeline.describe.terms import TermCounts
+from topic_explorer.pipeline.fit.clusters import TopicParameters
+from topic_explorer.pipeline.fit.reduce import Neighbours
+from topic_explorer.pipeline.fit.topics import Fit, fit_inputs, fit_topics
+from topic_explorer.pipeline.settings import BuildSettings
+from topic_explorer.pipeline.timing import StageTimer
 from topic_explorer.pipeline.topicmodel import TopicModel
 
 
-def corpus_embedder(
-    stages: StageCache, embedder: Embedder, texts: list[str], compute: Callable[[], tuple[Embedder, np.ndarray]]
-) -> tuple[Embedder, np.ndarray]:
-    """`compute()` (an embedder that learns its space from `texts`, fitted, and their vectors), or its stored
-    result; keyed by the texts and the embedder's kind, name and settings (its public attributes)."""
-    made_with = {name: value for name, value in vars(embedder).items() if not name.startswith("_")}
+def fit(
+    stages: StageCache,
+    vectors: np.ndarray,
+    texts: list[str],
+    *,
+    settings: BuildSettings,
+    embed: Callable[[list[str]], np.ndarray],
+    embedder_name: str,
+    timer: StageTimer,
+) -> Fit:
+    """`fit.topics.fit_topics` (a `Fit`) on the fit sample's `vectors` and `texts`, or its stored result; the
+    BERTopic model is stored as the build stores it and opened again with BERTopic."""
 
-    def write(result: tuple[Embedder, np.ndarray], folder: Path) -> None:
-        fitted, vectors = result
-        write_arrays(folder, vectors=vectors, **{f"state_{name}": value for name, value in fitted.state().items()})
-
-    def read(folder: Path) -> tuple[Embedder, np.ndarray]:
-        arrays = read_arrays(folder)
-        state = {name.removeprefix("state_"): value for name, value in arrays.items() if name.startswith("state_")}
-        return type(embedder).from_state(state), arrays["vectors"]
-
-    inputs = [texts, type(embedder).__name__, embedder.name, made_with]
-    return stages.run("embedder", inputs, compute, write=write, read=read)
-
-
-def fit(stages: StageCache, inputs: list, compute: Callable[[], object], *, embedder_kind: str):
-    """`compute()` (fitting the topics, a `pipeline.fit.topics.Fit`), or its stored result; the BERTopic model is
-    stored as the build stores it and opened again with BERTopic."""
-    from topic_explorer.pipeline.fit.topics import Fit
+    def compute() -> Fit:
+        return fit_topics(vectors, texts, settings=settings, embed=embed, timer=timer, stages=stages)
 
     def write(found: Fit, folder: Path) -> None:
         model = found.topic_model
         # By topic id, as the build saves them: a build whose papers are all in the fit sample copies these files.
         sizes = model.sizes() if isinstance(model, SavedTopicModel) else dict(sorted(model.topic_sizes_.items()))
-        save_topic_model(model, folder / BERTOPIC_FOLDER, embedder_kind=embedder_kind, sizes=sizes)
+        save_topic_model(model, folder / BERTOPIC_FOLDER, embedder_kind=settings.embedder, sizes=sizes)
         write_arrays(
             folder,
             labels=found.labels,
@@ -111,6 +95,7 @@ def fit(stages: StageCache, inputs: list, compute: Callable[[], object], *, embe
             neighbours=Neighbours(arrays["neighbour_indices"], arrays["neighbour_distances"]),
         )
 
+    inputs = fit_inputs(vectors, texts, settings, embedder_name)
     return stages.run("fit", inputs, compute, write=write, read=read)
 
 
@@ -157,39 +142,6 @@ def save_topic_model(topic_model, folder: Path, *, embedder_kind: str, sizes: di
     )
 
 
-def layout(stages: StageCache, inputs: list, compute: Callable[[], np.ndarray]) -> np.ndarray:
-    """`compute()` (the map's positions), or its stored result."""
-    write = lambda xy, folder: write_arrays(folder, xy=xy)  # noqa: E731
-    return stages.run("layout", inputs, compute, write=write, read=lambda folder: read_arrays(folder)["xy"])
-
-
-def hierarchy(
-    stages: StageCache, counts: TermCounts, model: TopicModel, inputs: list, compute: Callable[[], pd.DataFrame]
-) -> pd.DataFrame:
-    """`compute()` (the topic tree over `counts` and `model`), or its stored result."""
-    return stages.run(
-        "hierarchy",
-        [*_counts_key(counts), *_model_parts(model).values(), *inputs],
-        compute,
-        write=lambda tree, folder: write_frame(folder, "tree", tree),
-        read=lambda folder: read_frame(folder, "tree"),
-    )
-
-
-def quality(stages: StageCache, inputs: list, compute: Callable[[], Quality]) -> Quality:
-    """`compute()` (the topics' scores), or its stored result."""
-
-    def write(found: Quality, folder: Path) -> None:
-        values = {name: getattr(found, name) for name in ("coherence", "diversity", "poorly_fitting_share", "n_topics")}
-        write_values(folder, values | {"sizes": found.sizes, "agreement": found.agreement})
-        write_frame(folder, "per_topic", found.per_topic)
-
-    def read(folder: Path) -> Quality:
-        return Quality(**read_values(folder), per_topic=read_frame(folder, "per_topic"))
-
-    return stages.run("evaluate", inputs, compute, write=write, read=read)
-
-
 def _model_parts(model: TopicModel) -> dict[str, np.ndarray]:
     return {"topic_ids": model.topic_ids, "centres": model.centres, "poor_fit_below": model.poor_fit_below}
 
@@ -205,10 +157,6 @@ def _counts_parts(counts: TermCounts) -> dict[str, np.ndarray]:
         **sparse_parts("counts", counts.counts),
         **sparse_parts("papers", counts.papers),
     }
-
-
-def _counts_key(counts: TermCounts) -> list:
-    return [list(counts.terms), counts.topic_ids, counts.sizes, counts.counts, counts.papers]
 
 
 def _counts_from(arrays: dict[str, np.ndarray], terms: list[str]) -> TermCounts:

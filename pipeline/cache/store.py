@@ -6,7 +6,7 @@ The cache wraps whole stages (what a stage takes in, what it gives back), never 
 algorithm cannot make it stale: every entry's key holds
 - every input of the stage it wraps (vector bytes, texts, labels, settings, the map's seed where it draws one);
 - `STAGE_CACHE_VERSION`, bumped by hand when a change alters what a stage gives or how an entry is stored;
-- `code_version()`: a digest of this package's own source and the versions of the libraries whose numbers
+- `code_version()`: a digest of the pipeline's own source and the versions of the libraries whose numbers
   reach the results, so a new release, or any edit to the pipeline, misses the cache.
 
 Entries live beside the embedding cache (`--cache-dir`), one folder per entry (`stages/STAGE/KEY/`), written into
@@ -40,7 +40,7 @@ T = TypeVar("T")
 
 # The stage cache's format and algorithms. BUMP IT with any change that alters a stage's result (a constant, a
 # rule, a library's use) or how an entry is written or read: every older entry is then missed, never reused. An
-# edit to this package's .py files also misses through `code_version()`, but that digest sees no data file, no
+# edit to the pipeline's .py files also misses through `code_version()`, but that digest sees no data file, no
 # library left out of `RESULT_PACKAGES`, and nothing in an install that ships without its .py sources.
 STAGE_CACHE_VERSION = "2026.2"
 STAGES_DIR = "stages"  # inside the cache folder, beside the embeddings
@@ -199,8 +199,8 @@ def _feed(hasher: Any, value: Any) -> None:
 
 @cache
 def code_version() -> str:
-    """A digest of every source file of this package and of the versions in `RESULT_PACKAGES`."""
-    root = Path(__file__).resolve().parent
+    """A digest of every source file of the pipeline (this package's parent) and the versions in `RESULT_PACKAGES`."""
+    root = Path(__file__).resolve().parents[1]
     sources = sorted(root.rglob("*.py"))
     versions = {}
     for package in RESULT_PACKAGES:
