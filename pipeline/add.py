@@ -12,7 +12,6 @@ suggests a rebuild.
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import partial
@@ -21,9 +20,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from topic_explorer.pipeline.apply.batches import NOT_FIXED, Batch, BatchResult, Fitted
+from topic_explorer.pipeline.apply.batches import Fitted, Fixed
 from topic_explorer.pipeline.apply.engine import Engine, InProcess
-from topic_explorer.pipeline.apply.loop import apply_all
+from topic_explorer.pipeline.apply.loop import AppliedPapers, apply_papers
 from topic_explorer.pipeline.buildfolder.edits import EDITS_FILE
 from topic_explorer.pipeline.buildfolder.metadata import ColumnSummary, as_type, merged_type, summarise
 from topic_explorer.pipeline.buildfolder.read import read_build, read_model
@@ -41,7 +40,7 @@ from topic_explorer.pipeline.embed.cache import CacheStats, EmbeddingCache
 from topic_explorer.pipeline.embed.models import Embedder, embedder_for
 from topic_explorer.pipeline.errors import UserError
 from topic_explorer.pipeline.evaluate.quality import Quality, assess
-from topic_explorer.pipeline.ingest.corpus import load_corpus
+from topic_explorer.pipeline.ingest.corpus import CorpusReader
 from topic_explorer.pipeline.settings import BuildSettings, default_cache_dir
 from topic_explorer.pipeline.timing import StageTimer
 from topic_explorer.pipeline.topicmodel import MapLayout
@@ -97,11 +96,12 @@ def add_papers(
         )
     settings = build.manifest.get("settings") or {}
     with timer.stage("ingest"):
-        corpus = load_corpus(
+        reader = CorpusReader(
             list(inputs), text_column=settings.get("text_column"), title_column=settings.get("title_column")
         )
-    known = corpus.papers["paper_id"].isin(build.papers["paper_id"])
-    new = corpus.papers[~known].reset_index(drop=True)
+        papers = pd.concat(list(reader.batches()), ignore_index=True)
+    known = papers["paper_id"].isin(build.papers["paper_id"])
+    new = papers[~known].reset_index(drop=True)  # titles left '' where the source has none: derived per batch
     # The build's own precision, or a stop: papers embedded otherwise would not land where a rebuild puts them.
     embedder = embedder or embedder_for(
         build.manifest.get("embedder") or {}, parts.embedder_state, device=device, same_precision=True
@@ -110,9 +110,20 @@ def add_papers(
     stats = CacheStats()
     fitted = _fitted(build, parts, embedder, keep_outliers=bool(settings.get("keep_outliers")))
     with timer.stage("assign"):
-        results = list(_apply(new, fitted, cache, engine, stats, batch_size=batch_size, progress=progress))
-    new_topic = np.concatenate([r.topic_id for r in results]) if results else np.zeros(0, dtype=np.int64)
-    new_poorly = np.concatenate([r.fits_poorly for r in results]) if results else np.zeros(0, dtype=bool)
+        results = list(
+            apply_papers(
+                (new.iloc[start : start + batch_size] for start in range(0, len(new), batch_size)),
+                fitted,
+                Fixed.none(fitted.layout.vectors.shape[1]),
+                engine=engine,
+                cache=cache,
+                stats=stats,
+                progress=("Adding", len(new)) if progress else None,
+            )
+        )
+    new_rows, new_vectors = _new_papers(results, fitted.layout.vectors.shape[1])
+    new_topic = new_rows["topic_id"].to_numpy(dtype=np.int64)
+    new_poorly = new_rows["fits_poorly"].to_numpy(dtype=bool)
     topic_id = np.concatenate([build.papers["topic_id"].to_numpy(), new_topic])
     fits_poorly = np.concatenate([build.papers["fits_poorly"].to_numpy(), new_poorly])
     sample_texts = build.papers.loc[build.papers["fit_sample"].to_numpy(), "abstract"].tolist()
@@ -124,13 +135,13 @@ def add_papers(
     with timer.stage("write"):
         addition = {
             "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
-            "inputs": corpus.inputs,
+            "inputs": reader.inputs,
             "papers_added": len(new),
             "duplicates_skipped": int(known.sum()),
             "poorly_fitting": int(new_poorly.sum()),
         }
         manifest = _manifest(build.manifest, addition, quality, len(topic_id))
-        path = _write(build, new, results, table, manifest, parts)
+        path = _write(build, new_rows, new_vectors, table, manifest, parts)
     added_per_topic = pd.Series(new_topic).value_counts()
     sizes = table[["topic_id", "label", "size"]].assign(
         added=table["topic_id"].map(added_per_topic).fillna(0).astype(int)
@@ -154,39 +165,6 @@ def _fitted(build: Build, parts: ModelParts, embedder: Embedder, *, keep_outlier
     vectors = np.asarray(build.embeddings(mmap=True)[np.flatnonzero(sample)])
     xy = build.papers.loc[sample, ["x", "y"]].to_numpy(dtype=np.float32)
     return Fitted(embedder, parts.topics, MapLayout(vectors, xy), keep_outliers)
-
-
-def _apply(
-    new: pd.DataFrame,
-    fitted: Fitted,
-    cache: EmbeddingCache,
-    engine: Engine,
-    stats: CacheStats,
-    *,
-    batch_size: int,
-    progress: bool,
-) -> Iterator[BatchResult]:
-    from tqdm.auto import tqdm
-
-    dimensions = fitted.layout.vectors.shape[1]
-
-    def batches() -> Iterator[Batch]:
-        for start in range(0, len(new), batch_size):
-            rows = new.iloc[start : start + batch_size]
-            n = len(rows)
-            yield Batch(
-                start=start,
-                abstracts=rows["abstract"].tolist(),
-                titles=rows["title"].tolist(),
-                vectors=np.full((n, dimensions), np.nan, dtype=np.float32),
-                fixed_topic=np.full(n, NOT_FIXED),
-                fixed_poor=np.zeros(n, dtype=bool),
-                fixed_xy=np.full((n, 2), np.nan, dtype=np.float32),
-            )
-
-    with tqdm(total=len(new), desc="Adding", unit="paper", disable=not (progress and len(new))) as bar:
-        for _, result in apply_all(batches(), fitted, engine=engine, cache=cache, stats=stats, on_done=bar.update):
-            yield result
 
 
 def _poorly_fitting_since_build(build: Build) -> int:
@@ -215,7 +193,12 @@ def _manifest(before: dict, addition: dict, quality: Quality, n_papers: int) -> 
 
 
 def _write(
-    build: Build, new: pd.DataFrame, results: list, table: pd.DataFrame, manifest: dict, model: ModelParts
+    build: Build,
+    new_rows: pd.DataFrame,
+    new_vectors: np.ndarray,
+    table: pd.DataFrame,
+    manifest: dict,
+    model: ModelParts,
 ) -> Path:
     """The new version: the build's papers as they were, then the added ones; metadata columns merged; the
     BERTopic model as fitted, with the topics' new sizes."""
@@ -223,7 +206,6 @@ def _write(
 
     topic_model = load_saved(build.path / BERTOPIC_DIR)
     old = build.papers.drop(columns=["topic_label"])
-    new_rows = _new_rows(new, results)
     added_columns = [c for c in new_rows.columns if c not in STORED_PAPER_COLUMNS]
     metadata = list(dict.fromkeys([*build.metadata_columns, *added_columns]))
     merged = pd.concat([old, new_rows], ignore_index=True, sort=False)
@@ -234,7 +216,6 @@ def _write(
     }
     merged = merged.assign(**{column: as_type(merged[column], types[column]) for column in metadata})
     vectors = build.embeddings(mmap=True)
-    new_vectors = np.concatenate([r.vectors for r in results]) if results else np.zeros((0, vectors.shape[1]))
     extra = [p for p in build.path.iterdir() if p.is_file() and p.name in KEPT_FILES]
     with BuildWriter(build.path, len(merged), vectors.shape[1], types) as writer:
         for start in range(0, len(old), COPY_ROWS):
@@ -250,23 +231,8 @@ def _write(
         return writer.commit(table, manifest, model, folders={BERTOPIC_DIR: save})
 
 
-def _new_rows(new: pd.DataFrame, results: list) -> pd.DataFrame:
+def _new_papers(results: list[AppliedPapers], dimensions: int) -> tuple[pd.DataFrame, np.ndarray]:
+    """The added papers' stored rows and vectors, batches joined."""
     if not results:
-        return pd.DataFrame(columns=list(STORED_PAPER_COLUMNS))
-    topic_id = np.concatenate([r.topic_id for r in results])
-    xy = np.concatenate([r.xy for r in results])
-    core = pd.DataFrame(
-        {
-            "paper_id": new["paper_id"].to_numpy(),
-            "title": new["title"].to_numpy(),
-            "abstract": new["abstract"].to_numpy(),
-            "topic_id": topic_id,
-            "confidence": np.concatenate([r.confidence for r in results]).round(4),
-            "fits_poorly": np.concatenate([r.fits_poorly for r in results]),
-            "fit_sample": False,
-            "x": xy[:, 0],
-            "y": xy[:, 1],
-        }
-    )
-    metadata = [c for c in new.columns if c not in ("paper_id", "title", "abstract")]
-    return pd.concat([core, new[metadata].reset_index(drop=True)], axis=1)
+        return pd.DataFrame(columns=list(STORED_PAPER_COLUMNS)), np.zeros((0, dimensions), np.float32)
+    return pd.concat([r.rows for r in results], ignore_index=True), np.concatenate([r.vectors for r in results])

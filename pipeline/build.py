@@ -25,10 +25,10 @@ import numpy as np
 import pandas as pd
 
 from topic_explorer.pipeline import __version__
-from topic_explorer.pipeline.apply.batches import NOT_FIXED, Batch, BatchResult, Fitted
+from topic_explorer.pipeline.apply.batches import Fitted, Fixed
 from topic_explorer.pipeline.apply.engine import Engine, InProcess
-from topic_explorer.pipeline.apply.loop import apply_all, embed_all
-from topic_explorer.pipeline.buildfolder.schema import BERTOPIC_DIR, STORED_PAPER_COLUMNS, ModelParts
+from topic_explorer.pipeline.apply.loop import apply_papers, embed_all
+from topic_explorer.pipeline.buildfolder.schema import BERTOPIC_DIR, ModelParts
 from topic_explorer.pipeline.buildfolder.write import BuildWriter, check_destination
 from topic_explorer.pipeline.cache.store import StageCache
 from topic_explorer.pipeline.describe.hierarchy import remembered_hierarchy
@@ -130,11 +130,19 @@ def run_build(
         n_neighbors = fit.parameters.graph_neighbors
         xy = remembered_map(stages, vectors, fit.neighbours, seed=settings.seed, n_neighbors=n_neighbors)
     fitted = Fitted(embedder, fit.model, MapLayout(vectors, xy), settings.keep_outliers)
-    fixed = _FixedBySample(sample, fit, xy)
+    fixed = Fixed(sample, fit.labels, fit.fits_poorly, xy, vectors)
     with BuildWriter(out, reader.n_papers, vectors.shape[1], reader.metadata_types) as writer:
         with timer.stage("assign"):
-            applied = _apply_to_all(corpus, fixed, fitted, cache, engine, writer, stats, progress)
-        topic_id, fits_poorly = applied.topic_id, applied.fits_poorly
+            outside_sample = reader.n_papers - len(sample)
+            batches = apply_papers(corpus.batches(), fitted, fixed, engine=engine, cache=cache, stats=stats,
+                                   progress=("Assigning", outside_sample) if progress else None)  # fmt: skip
+            topic_id, fits_poorly, titles_derived = [], [], 0
+            for applied in batches:  # each batch written as it arrives
+                writer.add(applied.rows, applied.vectors)
+                topic_id.append(applied.rows["topic_id"].to_numpy())
+                fits_poorly.append(applied.rows["fits_poorly"].to_numpy())
+                titles_derived += applied.titles_derived
+            topic_id, fits_poorly = np.concatenate(topic_id), np.concatenate(fits_poorly)
         table = with_sizes(fit.topics, topic_id)
         with timer.stage("hierarchy"):
             topic_labels = dict(zip(fit.topics["topic_id"].tolist(), fit.topics["label"], strict=True))
@@ -147,7 +155,7 @@ def run_build(
         table = table.merge(quality.per_topic[["topic_id", "coherence"]], on="topic_id", how="left")
         with timer.stage("write"):
             title = settings.title or default_title(inputs)
-            manifest = _manifest(reader, title, applied.titles_derived, fit, quality, settings, embedder, stats, timer)
+            manifest = _manifest(reader, title, titles_derived, fit, quality, settings, embedder, stats, timer)
             manifest |= {"engine": engine.description, "stage_cache": stages.counts.as_dict()}
             model = ModelParts(fit.model, fit.counts.to_frame(), embedder.state() if embedder.fits_corpus else None)
             save = partial(
@@ -158,7 +166,7 @@ def run_build(
             )
             path = writer.commit(table, manifest, model, tree, folders={BERTOPIC_DIR: save})
     return BuildResult(
-        path, reader, applied.titles_derived, table, topic_id, fits_poorly, fit.unmatched_names, quality,
+        path, reader, titles_derived, table, topic_id, fits_poorly, fit.unmatched_names, quality,
         None if embedder.fits_corpus else stats, dict(timer.seconds), engine.description,
     )  # fmt: skip
 
@@ -194,92 +202,6 @@ def fit_sample_rows(paper_ids: pd.Series, size: int, seed: int) -> np.ndarray:
         return np.arange(len(paper_ids))
     ranks = np.array([int(hashlib.sha256(f"{seed}:{pid}".encode()).hexdigest()[:15], 16) for pid in paper_ids])
     return np.sort(np.argpartition(ranks, size - 1)[:size])
-
-
-@dataclass(frozen=True)
-class _FixedBySample:
-    """What the fit decided for the fit sample's papers: topics, poor fits and map positions."""
-
-    rows: np.ndarray  # positions of the sample in the corpus, sorted
-    fit: Fit
-    xy: np.ndarray
-
-    def batch(self, start: int, rows: pd.DataFrame, vectors: np.ndarray) -> Batch:
-        """The batch of corpus rows from `start`, with what the fit fixed and the vectors of its sample papers."""
-        n = len(rows)
-        where = np.full(n, -1, dtype=np.int64)
-        low, high = np.searchsorted(self.rows, [start, start + n])
-        where[self.rows[low:high] - start] = np.arange(low, high)
-        in_sample = where >= 0
-        topic = np.full(n, NOT_FIXED, dtype=np.int64)
-        topic[in_sample] = self.fit.labels[where[in_sample]]
-        poor = np.zeros(n, dtype=bool)
-        poor[in_sample] = self.fit.fits_poorly[where[in_sample]]
-        xy = np.full((n, 2), np.nan, dtype=np.float32)
-        xy[in_sample] = self.xy[where[in_sample]]
-        known = np.full((n, vectors.shape[1]), np.nan, dtype=np.float32)
-        known[in_sample] = vectors[where[in_sample]]
-        return Batch(start, rows["abstract"].tolist(), rows["title"].tolist(), known, topic, poor, xy)
-
-
-@dataclass
-class _Applied:
-    topic_id: np.ndarray
-    fits_poorly: np.ndarray
-    titles_derived: int
-
-
-def _apply_to_all(
-    corpus: _Corpus,
-    fixed: _FixedBySample,
-    fitted: Fitted,
-    cache: EmbeddingCache,
-    engine: Engine,
-    writer: BuildWriter,
-    stats: CacheStats,
-    progress: bool,
-) -> _Applied:
-    """Every paper through the shared batch loop; each result is written as it arrives."""
-    from tqdm.auto import tqdm
-
-    papers: dict[int, pd.DataFrame] = {}  # each batch's rows (metadata stays here), by the batch's start
-
-    def batches() -> Iterator[Batch]:
-        start = 0
-        for rows in corpus.batches():
-            papers[start] = rows
-            yield fixed.batch(start, rows, fitted.layout.vectors)
-            start += len(rows)
-
-    outside_sample = corpus.reader.n_papers - len(fixed.rows)
-    topic_ids, poorly, derived = [], [], 0
-    with tqdm(total=outside_sample, desc="Assigning", unit="paper", disable=not (progress and outside_sample)) as bar:
-        for batch, result in apply_all(batches(), fitted, engine=engine, cache=cache, stats=stats, on_done=bar.update):
-            rows = papers.pop(batch.start)
-            derived += int((rows["title"] == "").sum())
-            writer.add(_paper_rows(rows, result, batch.fixed_topic != NOT_FIXED), result.vectors)
-            topic_ids.append(result.topic_id)
-            poorly.append(result.fits_poorly)
-    return _Applied(np.concatenate(topic_ids), np.concatenate(poorly), derived)
-
-
-def _paper_rows(rows: pd.DataFrame, result: BatchResult, in_sample: np.ndarray) -> pd.DataFrame:
-    core = pd.DataFrame(
-        {
-            "paper_id": rows["paper_id"].to_numpy(),
-            "title": result.titles,
-            "abstract": rows["abstract"].to_numpy(),
-            "topic_id": result.topic_id,
-            "confidence": result.confidence.round(4),
-            "fits_poorly": result.fits_poorly,
-            "fit_sample": in_sample,
-            "x": result.xy[:, 0],
-            "y": result.xy[:, 1],
-        }
-    )
-    assert list(core.columns) == list(STORED_PAPER_COLUMNS)
-    metadata_columns = [c for c in rows.columns if c not in ("paper_id", "title", "abstract")]
-    return pd.concat([core, rows[metadata_columns].reset_index(drop=True)], axis=1)
 
 
 def _manifest(

@@ -18,6 +18,7 @@ from topic_explorer.pipeline.embed.models import Embedder
 from topic_explorer.pipeline.topicmodel import MapLayout, TopicModel, assign, closeness_to_centre, place
 
 NOT_FIXED = -2  # in `Batch.fixed_topic`: the paper was not in the fit sample
+NO_PAPER = np.zeros(0, dtype=np.int64)
 
 
 @dataclass(frozen=True)
@@ -31,6 +32,44 @@ class Batch:
     fixed_topic: np.ndarray  # int64 [n]: the fit's topic (-1 only with --keep-outliers), or NOT_FIXED
     fixed_poor: np.ndarray  # bool [n]: the fit found the paper fits its topic poorly (False where not fixed)
     fixed_xy: np.ndarray  # float32 [n, 2]: the fit's map position, or NaN
+
+
+@dataclass(frozen=True)
+class Fixed:
+    """What the fit decided for its sample's papers: topics, poor fits, map positions and vectors.
+
+    A build's fit sample, or nothing (`Fixed.none`) for the papers `add` brings: batches of either are
+    made by one function, so both go through the same stages.
+    """
+
+    rows: np.ndarray  # positions of the sample among the papers being applied, sorted
+    topic_id: np.ndarray  # per sample paper
+    fits_poorly: np.ndarray
+    xy: np.ndarray
+    vectors: np.ndarray  # float32 [sample, d]
+
+    @classmethod
+    def none(cls, dimensions: int) -> Fixed:
+        """No paper fixed: every paper is embedded, assigned and placed."""
+        return cls(NO_PAPER, NO_PAPER, NO_PAPER.astype(bool), np.zeros((0, 2), np.float32),
+                   np.zeros((0, dimensions), np.float32))  # fmt: skip
+
+    def batch(self, start: int, abstracts: list[str], titles: list[str]) -> Batch:
+        """The batch of papers from position `start`, with what the fit fixed and the vectors of its sample papers."""
+        n = len(abstracts)
+        where = np.full(n, -1, dtype=np.int64)
+        low, high = np.searchsorted(self.rows, [start, start + n])
+        where[self.rows[low:high] - start] = np.arange(low, high)
+        in_sample = where >= 0
+        topic = np.full(n, NOT_FIXED, dtype=np.int64)
+        topic[in_sample] = self.topic_id[where[in_sample]]
+        poor = np.zeros(n, dtype=bool)
+        poor[in_sample] = self.fits_poorly[where[in_sample]]
+        xy = np.full((n, 2), np.nan, dtype=np.float32)
+        xy[in_sample] = self.xy[where[in_sample]]
+        known = np.full((n, self.vectors.shape[1]), np.nan, dtype=np.float32)
+        known[in_sample] = self.vectors[where[in_sample]]
+        return Batch(start, abstracts, titles, known, topic, poor, xy)
 
 
 @dataclass(frozen=True)

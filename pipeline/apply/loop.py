@@ -1,4 +1,8 @@
-"""The per-batch loops `build`, `add` and the Dask path share: papers (`apply_all`) and texts alone (`embed_all`).
+"""The per-batch loops `build`, `add` and the Dask path share: papers (`apply_papers`, `apply_all`) and texts
+alone (`embed_all`).
+
+`apply_papers` turns batches of ingested papers into the rows the build folder stores (`paper_rows`): a
+build's papers and the papers `add` brings are made into rows by the same two functions.
 
 Each batch is looked up in the embedding cache, sent through `apply_batch` by the engine (here or
 on a Dask worker), and its new vectors stored in the cache under the batch's *own* texts: the
@@ -9,11 +13,22 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 
-from topic_explorer.pipeline.apply.batches import NOT_FIXED, Batch, BatchResult, Fitted, apply_batch, embed_batch
+from topic_explorer.pipeline.apply.batches import (
+    NOT_FIXED,
+    Batch,
+    BatchResult,
+    Fitted,
+    Fixed,
+    apply_batch,
+    embed_batch,
+)
 from topic_explorer.pipeline.apply.engine import Engine, InProcess
+from topic_explorer.pipeline.buildfolder.schema import STORED_PAPER_COLUMNS
 from topic_explorer.pipeline.embed.cache import CacheStats, EmbeddingCache
 from topic_explorer.pipeline.embed.models import Embedder
 
@@ -21,6 +36,69 @@ BATCH_SIZE = 128  # texts per embedding task, cache write and progress update in
 PROGRESS_FROM = 100  # smaller jobs (a few topic names) finish before a bar would help
 
 log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class AppliedPapers:
+    """One batch of papers as the build folder stores them, with their vectors."""
+
+    rows: pd.DataFrame  # STORED_PAPER_COLUMNS, then the batch's metadata columns
+    vectors: np.ndarray
+    titles_derived: int  # papers whose source gave no title
+
+
+def apply_papers(
+    papers: Iterable[pd.DataFrame],
+    fitted: Fitted,
+    fixed: Fixed,
+    *,
+    engine: Engine,
+    cache: EmbeddingCache,
+    stats: CacheStats,
+    progress: tuple[str, int] | None = None,
+) -> Iterator[AppliedPapers]:
+    """Batches of ingested papers (paper_id, title or '', abstract, metadata) as stored rows, in order.
+
+    `fixed` holds what the fit decided for its sample (positions count papers across the batches);
+    `progress` is a bar's description and total, the papers outside the sample.
+    """
+    from tqdm.auto import tqdm
+
+    held: dict[int, pd.DataFrame] = {}  # each batch's papers (metadata stays here), by the batch's start
+
+    def batches() -> Iterator[Batch]:
+        start = 0
+        for frame in papers:
+            held[start] = frame
+            yield fixed.batch(start, frame["abstract"].tolist(), frame["title"].tolist())
+            start += len(frame)
+
+    description, total = progress or ("", 0)
+    with tqdm(total=total, desc=description, unit="paper", disable=not total) as bar:
+        for batch, result in apply_all(batches(), fitted, engine=engine, cache=cache, stats=stats, on_done=bar.update):
+            frame = held.pop(batch.start)
+            rows = paper_rows(frame, result, batch.fixed_topic != NOT_FIXED)
+            yield AppliedPapers(rows, result.vectors, int((frame["title"] == "").sum()))
+
+
+def paper_rows(papers: pd.DataFrame, result: BatchResult, in_sample: np.ndarray) -> pd.DataFrame:
+    """The stored rows of a batch of ingested `papers`: the stages' results, then the papers' metadata."""
+    core = pd.DataFrame(
+        {
+            "paper_id": papers["paper_id"].to_numpy(),
+            "title": result.titles,
+            "abstract": papers["abstract"].to_numpy(),
+            "topic_id": result.topic_id,
+            "confidence": result.confidence.round(4),
+            "fits_poorly": result.fits_poorly,
+            "fit_sample": in_sample,
+            "x": result.xy[:, 0],
+            "y": result.xy[:, 1],
+        }
+    )
+    assert list(core.columns) == list(STORED_PAPER_COLUMNS)
+    metadata_columns = [c for c in papers.columns if c not in ("paper_id", "title", "abstract")]
+    return pd.concat([core, papers[metadata_columns].reset_index(drop=True)], axis=1)
 
 
 def apply_all(

@@ -168,3 +168,23 @@ def test_a_quiet_add_of_several_batches_caches_each_papers_own_vector(built, tmp
     assert all(vector is not None for vector in cached)
     np.testing.assert_array_equal(np.stack(cached), build.embeddings()[added])
     np.testing.assert_array_equal(np.stack(cached), fake_embedder.transform(texts))
+
+
+def test_added_papers_get_the_rows_a_build_gives_them(metadata_corpus, tmp_path, fake_embedder):
+    """`build` and `add` make paper rows by one route: papers outside a build's fit sample, added instead to a
+    build of that sample alone, get the same rows, titles derived from the abstract included."""
+    table = pd.read_csv(metadata_corpus)
+    table.loc[table.index % 4 == 0, "title"] = ""  # derived from the abstract, on both sides
+    table.to_csv(tmp_path / "all.csv", index=False)
+    settings = BuildSettings(cache_dir=tmp_path / "cache", fit_sample=24, batch_size=5)
+    whole = read_build(run_build([tmp_path / "all.csv"], tmp_path / "whole", settings, embedder=fake_embedder).path)
+    in_sample = whole.papers["fit_sample"].to_numpy()
+    table[in_sample].to_csv(tmp_path / "sample.csv", index=False)
+    table[~in_sample].to_csv(tmp_path / "rest.csv", index=False)
+    path = run_build([tmp_path / "sample.csv"], tmp_path / "part", settings, embedder=fake_embedder).path
+    add_papers(path, [tmp_path / "rest.csv"], embedder=fake_embedder, cache_dir=tmp_path / "cache", batch_size=3)
+    added = read_build(path).papers.iloc[int(in_sample.sum()) :].reset_index(drop=True)
+    built_rows = whole.papers[~in_sample].reset_index(drop=True)
+    assert (built_rows["title"] != "").all()
+    assert len(added) == 38 - 24
+    pd.testing.assert_frame_equal(added, built_rows, check_dtype=False)
