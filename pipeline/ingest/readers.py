@@ -2,7 +2,7 @@
 
 Formats: the bundled sample's plain text (an optional header line, then one abstract per
 blank-line-separated paragraph), CSV, TSV, JSON, JSON Lines, Parquet, and a reference manager's
-BibTeX or RIS export (`pipeline.share.bibtex`, `pipeline.share.ris`), each optionally
+BibTeX or RIS export (`pipeline.ingest.bibtex`, `pipeline.ingest.ris`), each optionally
 gzip-compressed. Every failure becomes a `UserError` naming the file and the fix.
 """
 
@@ -22,9 +22,9 @@ import pandas as pd
 
 from topic_explorer.pipeline.buildfolder.metadata import longest_text
 from topic_explorer.pipeline.errors import UserError
+from topic_explorer.pipeline.ingest.bibtex import read_bibtex
+from topic_explorer.pipeline.ingest.ris import read_ris
 from topic_explorer.pipeline.settings import MAX_COLUMNS, MAX_TEXT_CHARS
-from topic_explorer.pipeline.share.bibtex import read_bibtex
-from topic_explorer.pipeline.share.ris import read_ris
 
 TEXT_SUFFIXES = {".txt", ".text", ".md"}
 TABLE_SUFFIXES = {

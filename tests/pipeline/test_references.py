@@ -14,10 +14,11 @@ from topic_explorer.pipeline.buildfolder.write import write_build
 from topic_explorer.pipeline.errors import UserError
 from topic_explorer.pipeline.ingest.corpus import load_corpus
 from topic_explorer.pipeline.ingest.readers import read_file
-from topic_explorer.pipeline.share.bibtex import bibtex_bytes, latex_text
-from topic_explorer.pipeline.share.references import citation_keys, reference_values
+from topic_explorer.pipeline.ingest.references import citation_keys, reference_values
+from topic_explorer.pipeline.share.bibtex import bibtex_bytes
 from topic_explorer.pipeline.share.ris import ris_bytes
 from topic_explorer.pipeline.share.selection import select
+from topic_explorer.pipeline.text.latex import latex_text
 
 ZOTERO_BIB = r"""
 % exported by a reference manager

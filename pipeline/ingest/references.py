@@ -19,6 +19,7 @@ from topic_explorer.pipeline.buildfolder.metadata import value_text
 AUTHORS, YEAR, VENUE, DOI, URL, KEYWORDS = "authors", "year", "venue", "doi", "url", "keywords"
 ENTRY_TYPE, CITATION_KEY = "entry_type", "citation_key"  # BibTeX's words for a record's kind and key
 REFERENCE_COLUMNS = (AUTHORS, YEAR, VENUE, DOI, URL, KEYWORDS, ENTRY_TYPE, CITATION_KEY)
+VERBATIM_FIELDS = frozenset({"url", "doi"})  # BibTeX fields that hold addresses: never read or written as LaTeX
 ITEM_SEPARATOR = "; "  # between authors, and between keywords, in one metadata text
 COLUMN_ALIASES = {  # metadata names a build may use for each, compared lowercased, first found wins
     AUTHORS: ("authors", "author", "creators", "creator"),
