@@ -12,7 +12,6 @@ import pandas as pd
 from topic_explorer.pipeline.errors import UserError
 from topic_explorer.pipeline.ingest.references import (
     AUTHORS,
-    BIBTEX_TO_RIS,
     CITATION_KEY,
     DOI,
     ENTRY_TYPE,
@@ -21,11 +20,8 @@ from topic_explorer.pipeline.ingest.references import (
     URL,
     VENUE,
     YEAR,
-    citation_keys,
-    items,
     joined,
     present_columns,
-    reference_values,
     year_of,
 )
 

@@ -6,22 +6,18 @@ that the reader (`pipeline.ingest.bibtex`) gives back the same text.
 
 from __future__ import annotations
 
-import pandas as pd
-
 from topic_explorer.pipeline.ingest.references import (
     AUTHORS,
     BIBTEX_TO_RIS,
-    CITATION_KEY,
     DOI,
     ENTRY_TYPE,
     KEYWORDS,
     URL,
     VENUE,
+    VERBATIM_FIELDS,
     YEAR,
     citation_keys,
     items,
-    joined,
-    present_columns,
     reference_values,
     year_of,
 )

@@ -6,30 +6,22 @@ texts with whitespace collapsed anyway) and reads back as it was (`pipeline.inge
 
 from __future__ import annotations
 
-from pathlib import Path
-
-import pandas as pd
-
-from topic_explorer.pipeline.errors import UserError
 from topic_explorer.pipeline.ingest.references import (
     AUTHORS,
     BIBTEX_TO_RIS,
-    CITATION_KEY,
     DOI,
     ENTRY_TYPE,
     KEYWORDS,
-    RIS_TO_BIBTEX,
     URL,
     VENUE,
     YEAR,
     citation_keys,
     items,
-    joined,
-    present_columns,
     reference_values,
     year_of,
 )
 from topic_explorer.pipeline.share.selection import Selection
+
 
 def ris_bytes(selection: Selection) -> bytes:
     """The selected papers as RIS records, in order, UTF-8."""
