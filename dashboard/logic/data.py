@@ -19,9 +19,9 @@ from topic_explorer.pipeline.buildfolder.metadata import number_text, value_text
 from topic_explorer.pipeline.buildfolder.read import read_build
 from topic_explorer.pipeline.buildfolder.schema import MANIFEST_FILE, Build
 from topic_explorer.pipeline.settings import default_sample_build
-from topic_explorer.pipeline.share.identifiers import is_identifier, paper_link, search_text
-from topic_explorer.pipeline.share.levels import Level, laid_out_topics, levels, rows_by_topic
 from topic_explorer.pipeline.share.sample import draw_order, map_extent
+from topic_explorer.pipeline.view.identifiers import is_identifier, paper_link, search_text
+from topic_explorer.pipeline.view.levels import Level, laid_out_topics, levels, rows_by_topic
 
 HOVER_ABSTRACTS_UP_TO = 5_000  # papers: in bigger builds the map's hover leaves out the abstract's start, which is
 # two thirds of the map's bytes (19,308 papers: 9 MB of figure, sent again on every selection); the reader shows it

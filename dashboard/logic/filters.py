@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from topic_explorer.pipeline.buildfolder.metadata import value_text
-from topic_explorer.pipeline.share.identifiers import is_identifier
+from topic_explorer.pipeline.view.identifiers import is_identifier
 
 MAX_CHOICES = 1000  # a text column with more distinct values than this is free text, not categories
 MIN_PAPERS_PER_CHOICE = 2  # categories repeat: values shared by fewer papers than this on average are free text

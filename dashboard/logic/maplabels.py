@@ -15,7 +15,7 @@ from importlib import resources
 import numpy as np
 
 from topic_explorer.dashboard.logic.safetext import shorten, two_lines
-from topic_explorer.pipeline.share.levels import Level
+from topic_explorer.pipeline.view.levels import Level
 
 LABEL_CHARS = 56  # longer labels are cut after a whole word
 LINE_CHARS = 24  # longer labels take two lines, broken between words

@@ -19,9 +19,9 @@ from topic_explorer.dashboard.logic.safetext import column_title, escape_markdow
 from topic_explorer.dashboard.logic.searching import Found, search_line, status_note
 from topic_explorer.dashboard.ui.sidebar import ABOUT_KEY, keep_valid
 from topic_explorer.pipeline.share.export import DEFAULT_FORMAT, EXPORT_FORMATS, ExportFormat, export_bytes
-from topic_explorer.pipeline.share.identifiers import LINK_HOST
-from topic_explorer.pipeline.share.levels import tree_rows
 from topic_explorer.pipeline.share.selection import select
+from topic_explorer.pipeline.view.identifiers import LINK_HOST
+from topic_explorer.pipeline.view.levels import tree_rows
 
 SELECT_HELP = (
     "Select papers by dragging a box (or, from the map's toolbar, a lasso) over the map, or by ticking table rows. "

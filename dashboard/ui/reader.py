@@ -11,7 +11,7 @@ from topic_explorer.dashboard.logic.safetext import column_title, escape_markdow
 from topic_explorer.dashboard.ui import meaning
 from topic_explorer.dashboard.ui import selection as session
 from topic_explorer.pipeline.buildfolder.metadata import value_text
-from topic_explorer.pipeline.share.identifiers import link_host
+from topic_explorer.pipeline.view.identifiers import link_host
 
 READER_KEY = "reader"  # the row of the paper being read
 PINNED_KEY = "reader-pinned"  # a paper chosen by a click or a link: offered even when the filters hide it

@@ -23,8 +23,8 @@ from topic_explorer.dashboard.logic.data import Explorer
 from topic_explorer.dashboard.logic.filters import day_numbers
 from topic_explorer.dashboard.logic.safetext import column_title, escape_markdown, plotly_text, shorten
 from topic_explorer.dashboard.ui.sidebar import DETAIL_KEY, topics_key
-from topic_explorer.pipeline.share.levels import Level
-from topic_explorer.pipeline.share.palette import series_colours
+from topic_explorer.pipeline.view.levels import Level
+from topic_explorer.pipeline.view.palette import series_colours
 
 TIMELINE_KEY = "timeline"
 CLICKED_KEY = "timeline-clicked"  # the last click acted on, so a click filters once

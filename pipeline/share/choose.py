@@ -6,7 +6,7 @@ import numpy as np
 
 from topic_explorer.pipeline.buildfolder.schema import Build
 from topic_explorer.pipeline.errors import UserError
-from topic_explorer.pipeline.share.levels import Level, build_levels
+from topic_explorer.pipeline.view.levels import Level, build_levels
 
 LABELS_LISTED = 8  # an unknown topic's message lists this many of the level's labels
 

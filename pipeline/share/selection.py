@@ -9,8 +9,8 @@ import pandas as pd
 
 from topic_explorer.pipeline.buildfolder.exchange import BROADER_COLUMN, EXPORT_COLUMNS, export_name
 from topic_explorer.pipeline.buildfolder.schema import Build
-from topic_explorer.pipeline.share.levels import Level, broader_labels, build_levels
 from topic_explorer.pipeline.share.sample import draw_order
+from topic_explorer.pipeline.view.levels import Level, broader_labels, build_levels
 
 
 @dataclass(frozen=True)

@@ -29,7 +29,7 @@ from topic_explorer.pipeline.cli.main import main
 from topic_explorer.pipeline.describe.chat import NotAName, clean_name, endpoint_url
 from topic_explorer.pipeline.errors import UserError
 from topic_explorer.pipeline.settings import BuildSettings
-from topic_explorer.pipeline.share.levels import broader_labels, build_levels
+from topic_explorer.pipeline.view.levels import broader_labels, build_levels
 
 Reply = str | Callable[[http.server.BaseHTTPRequestHandler], None]
 

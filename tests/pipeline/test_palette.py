@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from topic_explorer.pipeline.share.palette import CALM_10, OUTLIER_COLOUR, seen_distance, topic_colours
+from topic_explorer.pipeline.view.palette import CALM_10, OUTLIER_COLOUR, seen_distance, topic_colours
 
 
 def nearest_pairs(centres: dict[int, tuple[float, float]]) -> list[tuple[int, int]]:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from topic_explorer.pipeline.share.palette import OUTLIER_COLOUR, topic_colours
+from topic_explorer.pipeline.view.palette import OUTLIER_COLOUR, topic_colours
 
 KEYWORDS_SHOWN = 10
 
