@@ -40,6 +40,7 @@ BOUND_SHARE = 0.75  # a word written before (after) another content word this of
 MIN_BOUND_USES = 3  # ... when the corpus uses it at least this often
 MIN_NAME_SHARE = 0.5  # a name scoring under this share of the topic's best term says less than that term
 LONGER_NAME_WINS = 0.8  # a name gives way to a longer name containing it that scores at least this share of it
+PHRASE_OVER_WORD = 0.75  # a single word gives way to a phrase scoring at least this share of it
 MIN_ACRONYM_ALONE = 3  # "RLHF" and "LoRA" may stand for their long forms and alone; "FL", "RL", "3D" may not
 BOUND_SAMPLE = 2000  # abstracts read for those statistics: enough, and cheap at 20k papers
 DEFINING_SHARE = (
@@ -97,14 +98,17 @@ def named_terms(
       topic's, or fewer than `DEFINING_REACH` of the topic's papers use it. "Time", "Data", "Features" are spread over
       many topics; "Quantization" and "Federated" gather in one;
     - a phrase the corpus mostly (`BOUND_SHARE`) continues with another word ("low-rank" -> "low-rank adaptation").
-    A phrase that ends an acronym's long form (`acronyms`, as the corpus defines them: "human feedback" in
-    "reinforcement learning from human feedback") gives way to the acronym when as many of the topic's papers write it.
+    A phrase of two or more words inside an acronym's long form (`acronyms`, as the corpus defines them: "human
+    feedback" and "reinforcement learning" in "reinforcement learning from human feedback", "low rank" in "low-rank
+    adaptation") gives way to the acronym when the topic's papers write the acronym at least as often: the topic
+    is about the thing the acronym names, not the broader phrase.
     """
-    tails = {}  # phrase -> the acronym whose long form it ends (stop words break long forms into phrases)
+    parts = {}  # phrase -> the acronym whose long form holds it (stop words break long forms into phrases)
     for acronym, long_form in (acronyms or {}).items():
         words = _normal(long_form).split()
-        for start in range(1, len(words) - 1):
-            tails.setdefault(" ".join(words[start:]), acronym.lower())
+        for start in range(len(words) - 1):
+            for stop in range(start + 2, len(words) + (start > 0)):
+                parts.setdefault(" ".join(words[start:stop]), acronym.lower())
     index = {term: i for i, term in enumerate(counts.terms)}
     papers = sparse.csr_matrix(counts.papers)
     uses = np.asarray(counts.counts.sum(axis=0)).ravel()
@@ -120,6 +124,7 @@ def named_terms(
             continue
         start, stop = papers.indptr[row], papers.indptr[row + 1]
         here = dict(zip(papers.indices[start:stop].tolist(), papers.data[start:stop].tolist(), strict=True))
+        written = counts.counts[row]
         kept: dict[str, float] = {}
         for term, score in naming[topic]:
             i = index.get(term)
@@ -132,8 +137,8 @@ def named_terms(
                 or here.get(i, 0) < DEFINING_REACH * counts.sizes[row]
             )
             bound = not single and uses[i] >= MIN_BOUND_USES and continued[term] >= BOUND_SHARE * uses[i]
-            acronym = index.get(tails.get(term, ""))
-            if acronym is not None and here.get(acronym, 0) >= here.get(i, 0):
+            acronym = index.get(parts.get(term, ""))
+            if acronym is not None and here.get(acronym, 0) and written[0, acronym] >= written[0, i]:
                 kept.setdefault(counts.terms[acronym], score)
             elif not (spread or bound):
                 kept.setdefault(term, score)
@@ -261,8 +266,9 @@ def _lowered(name: str) -> str:
 
 def _longer_first(terms: list[tuple[str, float]], bound: BoundWords, generic: frozenset[str]) -> list[str]:
     """The names among `terms` (`is_name`, scoring at least `MIN_NAME_SHARE` of the best term), best first, except
-    that a name gives way to a longer name containing it that scores nearly as well (`LONGER_NAME_WINS`): "agents"
-    to "web agents", "attacks" to "jailbreak attacks"."""
+    that a name gives way to a longer name containing it that scores nearly as well (`LONGER_NAME_WINS`: "agents" to
+    "web agents"), and a single word to the best phrase scoring at least `PHRASE_OVER_WORD` of it ("Representation
+    learning", not "Features")."""
     floor = MIN_NAME_SHARE * max((score for _, score in terms), default=0.0)
     names = [(t, score) for t, score in terms if score >= floor and is_name(t, bound, generic)]
     ordered: list[str] = []
@@ -276,6 +282,12 @@ def _longer_first(terms: list[tuple[str, float]], bound: BoundWords, generic: fr
             if t != term and t not in ordered and inside in f" {_normal(t)} " and s >= LONGER_NAME_WINS * score
         ]
         ordered += [*longer[:1], term]
+    if ordered and " " not in _normal(ordered[0]) and not _is_acronym(ordered[0]):
+        best = dict(names)[ordered[0]]
+        phrase = next((t for t, s in names if " " in _normal(t) and s >= PHRASE_OVER_WORD * best), None)
+        if phrase:
+            ordered.remove(phrase)
+            ordered.insert(0, phrase)
     return ordered
 
 
