@@ -41,9 +41,9 @@ from topic_explorer.pipeline.embed.models import Embedder, embedder_for
 from topic_explorer.pipeline.errors import UserError
 from topic_explorer.pipeline.evaluate.quality import Quality, assess
 from topic_explorer.pipeline.ingest.corpus import CorpusReader
+from topic_explorer.pipeline.map.place import MapLayout
 from topic_explorer.pipeline.settings import BuildSettings, default_cache_dir
 from topic_explorer.pipeline.timing import StageTimer
-from topic_explorer.pipeline.topicmodel import MapLayout
 
 log = logging.getLogger(__name__)
 

@@ -28,6 +28,7 @@ from topic_explorer.pipeline import __version__
 from topic_explorer.pipeline.apply.batches import Fitted, Fixed
 from topic_explorer.pipeline.apply.engine import Engine, InProcess
 from topic_explorer.pipeline.apply.loop import apply_papers, embed_all
+from topic_explorer.pipeline.buildfolder.model import POOR_FIT_QUANTILE
 from topic_explorer.pipeline.buildfolder.schema import BERTOPIC_DIR, ModelParts
 from topic_explorer.pipeline.buildfolder.write import BuildWriter, check_destination
 from topic_explorer.pipeline.cache.store import StageCache
@@ -41,9 +42,9 @@ from topic_explorer.pipeline.fit import stored
 from topic_explorer.pipeline.fit.layout import remembered_map
 from topic_explorer.pipeline.fit.topics import Fit
 from topic_explorer.pipeline.ingest.corpus import CorpusReader, sample_files
+from topic_explorer.pipeline.map.place import PLACE_NEIGHBOURS, MapLayout
 from topic_explorer.pipeline.settings import MIN_PAPERS, BuildSettings, default_title
 from topic_explorer.pipeline.timing import StageTimer
-from topic_explorer.pipeline.topicmodel import PLACE_NEIGHBOURS, POOR_FIT_QUANTILE, MapLayout
 
 log = logging.getLogger(__name__)
 

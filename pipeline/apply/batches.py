@@ -13,9 +13,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from topic_explorer.pipeline.apply.assign import assign, closeness_to_centre
+from topic_explorer.pipeline.buildfolder.model import TopicModel
 from topic_explorer.pipeline.describe.titles import derive_title
 from topic_explorer.pipeline.embed.models import Embedder
-from topic_explorer.pipeline.topicmodel import MapLayout, TopicModel, assign, closeness_to_centre, place
+from topic_explorer.pipeline.map.place import MapLayout, place
 
 NOT_FIXED = -2  # in `Batch.fixed_topic`: the paper was not in the fit sample
 NO_PAPER = np.zeros(0, dtype=np.int64)

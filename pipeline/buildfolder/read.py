@@ -10,6 +10,7 @@ import pandas as pd
 
 from topic_explorer.pipeline.buildfolder.check import check_build, check_edits, check_hierarchy, check_history
 from topic_explorer.pipeline.buildfolder.edits import apply_edits, apply_theme_edits, read_edits, read_history
+from topic_explorer.pipeline.buildfolder.model import TopicModel
 from topic_explorer.pipeline.buildfolder.schema import (
     BERTOPIC_DIR,
     EMBEDDER_FILE,
@@ -31,7 +32,6 @@ from topic_explorer.pipeline.buildfolder.schema import (
     ModelParts,
 )
 from topic_explorer.pipeline.errors import UserError
-from topic_explorer.pipeline.topicmodel import TopicModel
 
 
 def read_build(path: Path, *, with_edits: bool = True) -> Build:

@@ -25,8 +25,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from topic_explorer.pipeline.buildfolder.model import TopicModel
 from topic_explorer.pipeline.settings import default_title
-from topic_explorer.pipeline.topicmodel import TopicModel
 
 # 3: the manifest keeps each value once (no top-level seed or fit_sample, no cache path).
 # 4: the fitted model is a BERTopic model (`model/bertopic/`); topics.npz keeps only the poor-fit bars.

@@ -26,12 +26,12 @@ import numpy as np
 import pandas as pd
 from scipy import sparse
 
+from topic_explorer.pipeline.buildfolder.model import TopicModel
 from topic_explorer.pipeline.buildfolder.read import empty_hierarchy
 from topic_explorer.pipeline.cache.store import StageCache, read_frame, write_frame
 from topic_explorer.pipeline.describe.labels import theme_name
 from topic_explorer.pipeline.describe.terms import TermCounts
 from topic_explorer.pipeline.describe.topics import describe_topics
-from topic_explorer.pipeline.topicmodel import TopicModel
 
 LEVEL_SHRINK = 2.0  # each coarser level has about this many times fewer groups
 MIN_GROUPS = 2  # a level of one group says nothing

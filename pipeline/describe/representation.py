@@ -21,10 +21,10 @@ import pandas as pd
 from bertopic.representation import BaseRepresentation
 from scipy import sparse
 
+from topic_explorer.pipeline.buildfolder.model import TopicModel
 from topic_explorer.pipeline.describe.terms import PaperTerms, TermCounts
 from topic_explorer.pipeline.describe.topics import describe_topics
 from topic_explorer.pipeline.timing import StageTimer
-from topic_explorer.pipeline.topicmodel import TopicModel
 
 LABEL_ASPECT = "Label"  # the name of the labels' aspect in `topic_model.topic_aspects_`
 

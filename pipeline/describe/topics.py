@@ -14,11 +14,11 @@ import numpy as np
 import pandas as pd
 from scipy import sparse
 
+from topic_explorer.pipeline.buildfolder.model import TopicModel
 from topic_explorer.pipeline.describe.keywords import class_tfidf, display_forms, topic_terms
 from topic_explorer.pipeline.describe.labels import bound_words, generic_terms, make_labels, named_terms
 from topic_explorer.pipeline.describe.terms import TermCounts
 from topic_explorer.pipeline.text.acronyms import corpus_acronyms, preferred_acronyms
-from topic_explorer.pipeline.topicmodel import TopicModel
 
 OUTLIER_LABEL = "Outliers (no topic)"
 

@@ -17,11 +17,12 @@ from dataclasses import replace
 import numpy as np
 from scipy import sparse
 
+from topic_explorer.pipeline.apply.assign import assign
+from topic_explorer.pipeline.buildfolder.model import TopicModel
 from topic_explorer.pipeline.errors import UserError
 from topic_explorer.pipeline.fit.clusters import TopicParameters, find_clusters, topic_count
 from topic_explorer.pipeline.fit.reduce import Neighbours, nearest_neighbours, neighbour_graph
 from topic_explorer.pipeline.timing import StageTimer
-from topic_explorer.pipeline.topicmodel import TopicModel, assign
 
 
 class TopicClusters:

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
+from topic_explorer.pipeline.buildfolder.model import TopicModel
 from topic_explorer.pipeline.buildfolder.schema import BERTOPIC_FOLDER
 from topic_explorer.pipeline.cache.store import (
     StageCache,
@@ -34,7 +35,6 @@ from topic_explorer.pipeline.fit.reduce import Neighbours
 from topic_explorer.pipeline.fit.topics import Fit, fit_inputs, fit_topics
 from topic_explorer.pipeline.settings import BuildSettings
 from topic_explorer.pipeline.timing import StageTimer
-from topic_explorer.pipeline.topicmodel import TopicModel
 
 
 def fit(

@@ -10,7 +10,7 @@
     ).fit(abstracts, embeddings)
 
 Fitting is the one stage that sees many papers at once; everything per paper afterwards applies its
-result (`pipeline.topicmodel`): a paper joins the topic whose BERTopic topic embedding is closest, as
+result (`pipeline.apply.assign`): a paper joins the topic whose BERTopic topic embedding is closest, as
 `BERTopic.transform` assigns it. Topic ids are BERTopic's: 0 is the largest topic.
 """
 
@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from topic_explorer.pipeline.buildfolder.model import TopicModel
 from topic_explorer.pipeline.cache.store import StageCache
 from topic_explorer.pipeline.describe.terms import DOCUMENT_END, PaperTerms, TermCounts
 from topic_explorer.pipeline.fit.clusters import TopicParameters, choose_parameters
@@ -32,7 +33,6 @@ from topic_explorer.pipeline.fit.named_topics import match_named_topics
 from topic_explorer.pipeline.fit.reduce import Neighbours, nearest_neighbours
 from topic_explorer.pipeline.settings import BuildSettings
 from topic_explorer.pipeline.timing import StageTimer
-from topic_explorer.pipeline.topicmodel import TopicModel
 
 log = logging.getLogger(__name__)
 

@@ -13,6 +13,7 @@ import pandas as pd
 import pytest
 
 from topic_explorer.pipeline.add import add_papers
+from topic_explorer.pipeline.apply.assign import assign
 from topic_explorer.pipeline.bertopic_model import load_saved, open_in_bertopic
 from topic_explorer.pipeline.build import run_build
 from topic_explorer.pipeline.buildfolder.read import read_build, read_model
@@ -20,7 +21,6 @@ from topic_explorer.pipeline.buildfolder.schema import BERTOPIC_DIR
 from topic_explorer.pipeline.errors import UserError
 from topic_explorer.pipeline.ingest.corpus import load_corpus, sample_files
 from topic_explorer.pipeline.settings import BuildSettings
-from topic_explorer.pipeline.topicmodel import assign
 
 HELD_BACK = 8  # sample papers left out of the build and added afterwards
 

@@ -3,7 +3,9 @@
 import numpy as np
 import pytest
 
-from topic_explorer.pipeline.topicmodel import MapLayout, TopicModel, assign, closeness_to_centre, place
+from topic_explorer.pipeline.apply.assign import assign, closeness_to_centre
+from topic_explorer.pipeline.buildfolder.model import TopicModel
+from topic_explorer.pipeline.map.place import MapLayout, place
 
 
 def unit(rows):
@@ -57,7 +59,7 @@ def test_a_repeated_fit_paper_lands_on_its_own_position_and_a_mixed_one_between(
 
 
 def test_a_batch_larger_than_one_placing_step_lands_where_each_paper_alone_would():
-    from topic_explorer.pipeline.topicmodel import PLACE_ROWS
+    from topic_explorer.pipeline.map.place import PLACE_ROWS
 
     rng = np.random.default_rng(0)
     layout = MapLayout(unit(rng.normal(size=(300, 8))), rng.normal(size=(300, 2)).astype(np.float32))
