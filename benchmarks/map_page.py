@@ -29,8 +29,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from tests.browser.harness import CHROMIUM, CHROMIUM_ARGS, offline_context  # noqa: E402
+from topic_explorer.pipeline.buildfolder.atomic import write_atomically  # noqa: E402
 from topic_explorer.pipeline.buildfolder.read import read_build  # noqa: E402
-from topic_explorer.pipeline.share.export import EXPORT_FORMATS, export_bytes, write_atomically  # noqa: E402
+from topic_explorer.pipeline.share.export import EXPORT_FORMATS, export_bytes  # noqa: E402
 from topic_explorer.pipeline.share.mappage import page_data  # noqa: E402
 from topic_explorer.pipeline.share.selection import select  # noqa: E402
 

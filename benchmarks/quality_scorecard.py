@@ -296,8 +296,8 @@ def dendrogram_purity(topics: np.ndarray, levels: list[dict[int, int]], labels: 
 
 
 def map_coordinates(vectors: np.ndarray) -> np.ndarray:
-    from topic_explorer.pipeline.fit.layout import map_coordinates as layout
     from topic_explorer.pipeline.fit.reduce import nearest_neighbours
+    from topic_explorer.pipeline.map.layout import map_coordinates as layout
 
     return layout(vectors, nearest_neighbours(vectors, 16), seed=0, n_neighbors=15)
 

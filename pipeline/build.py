@@ -39,9 +39,9 @@ from topic_explorer.pipeline.embed.models import Embedder, make_embedder
 from topic_explorer.pipeline.errors import UserError
 from topic_explorer.pipeline.evaluate.quality import Quality, remembered_assess
 from topic_explorer.pipeline.fit import stored
-from topic_explorer.pipeline.fit.layout import remembered_map
 from topic_explorer.pipeline.fit.topics import Fit
 from topic_explorer.pipeline.ingest.corpus import CorpusReader, sample_files
+from topic_explorer.pipeline.map.layout import remembered_map
 from topic_explorer.pipeline.map.place import PLACE_NEIGHBOURS, MapLayout
 from topic_explorer.pipeline.settings import MIN_PAPERS, BuildSettings, default_title
 from topic_explorer.pipeline.timing import StageTimer

@@ -10,7 +10,7 @@ import plotly.graph_objects as go
 from topic_explorer.dashboard.logic.data import Explorer
 from topic_explorer.dashboard.logic.maplabels import GRID_CELLS
 from topic_explorer.dashboard.logic.safetext import plotly_text, shorten
-from topic_explorer.pipeline.share.sample import drawn_rows, map_points
+from topic_explorer.pipeline.map.sample import drawn_rows, map_points
 
 MAP_HEIGHT = 600
 LEGEND_PX = 270

@@ -13,8 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from topic_explorer.pipeline.apply.assign import assign, closeness_to_centre
-from topic_explorer.pipeline.buildfolder.model import TopicModel
+from topic_explorer.pipeline.buildfolder.model import TopicModel, assign, closeness_to_centre
 from topic_explorer.pipeline.describe.titles import derive_title
 from topic_explorer.pipeline.embed.models import Embedder
 from topic_explorer.pipeline.map.place import MapLayout, place

@@ -8,7 +8,7 @@ stay as the pipeline wrote them. Undo drops the last edit.
 The same file keeps the history: every edit and every undo, when (UTC) and by whom (the dashboard names
 each browser session with two words, e.g. "amber falcon"), newest last, at most `MAX_HISTORY` entries.
 
-The file is rewritten whole, atomically (a temporary file, then `os.replace`), under a lock on the
+The file is rewritten whole, atomically (`write_atomically`), under a lock on the
 build folder, so two dashboard sessions editing at once never corrupt it or lose an edit: each
 edit is appended to the list as it is on disk at that moment, and the last one written wins.
 """
@@ -19,7 +19,6 @@ import contextlib
 import datetime
 import hashlib
 import json
-import os
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -27,6 +26,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from topic_explorer.pipeline.buildfolder.atomic import write_atomically
 from topic_explorer.pipeline.errors import UserError
 from topic_explorer.pipeline.settings import MAX_TEXT_CHARS
 
@@ -235,16 +235,8 @@ def _merged_keywords(merged: pd.DataFrame, topic_id: np.ndarray) -> tuple[list[s
 
 
 def _write(folder: Path, edits: list[dict], history: list[dict]) -> None:
-    handle, temporary = tempfile.mkstemp(prefix=f".{EDITS_FILE}.", dir=folder)
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as file:
-            json.dump({"edits": edits, "history": history[-MAX_HISTORY:]}, file, ensure_ascii=False, indent=1)
-            file.flush()
-            os.fsync(file.fileno())
-        os.replace(temporary, Path(folder) / EDITS_FILE)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    text = json.dumps({"edits": edits, "history": history[-MAX_HISTORY:]}, ensure_ascii=False, indent=1)
+    write_atomically(Path(folder) / EDITS_FILE, text.encode("utf-8"))
 
 
 @contextlib.contextmanager

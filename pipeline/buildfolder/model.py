@@ -1,8 +1,10 @@
-"""The fitted topic model a build keeps: each topic's centre and the bar below which a paper fits it poorly.
+"""The fitted topic model a build keeps (each topic's centre and the bar below which a paper fits it poorly),
+and `assign`, which puts any batch of papers in their closest topics with it.
 
-Fitting sets it once, on the fit sample (`fit.topics`: centres are BERTopic's topic embeddings); the build
-folder stores it without pickle and reads it back, and `apply.assign` assigns any batch of papers with it.
-Pure numpy, so the build folder can hold it without importing a stage.
+Fitting sets the model once, on the fit sample (`fit.topics`: centres are BERTopic's topic embeddings); the
+build folder stores it without pickle and reads it back. Pure numpy functions of a batch of embeddings and the
+model, so they run the same in-process, in `topic-explorer add`, inside the fit (papers the clustering left
+out) and as Dask tasks on a cluster; and the build folder holds the model without importing a stage.
 """
 
 from __future__ import annotations
@@ -49,3 +51,34 @@ def unit_centre(vectors: np.ndarray) -> np.ndarray:
     """The mean of `vectors`, scaled to length 1: a topic's centre, for cosine similarities."""
     centre = vectors.mean(axis=0)
     return centre / (np.linalg.norm(centre) or 1.0)
+
+
+@dataclass(frozen=True)
+class Assignment:
+    """Per paper: its topic, how close it sits to the topic's centre (0-1), and whether it fits poorly."""
+
+    topic_id: np.ndarray  # int64
+    confidence: np.ndarray  # float32, cosine similarity to the topic's centre, clipped to [0, 1]
+    fits_poorly: np.ndarray  # bool
+
+
+def assign(vectors: np.ndarray, model: TopicModel) -> Assignment:
+    """Each paper to the topic whose centre is most similar; flagged when it fits that topic poorly."""
+    similarity = vectors @ model.centres.T
+    best = similarity.argmax(axis=1)
+    closeness = similarity[np.arange(len(vectors)), best]
+    return Assignment(
+        topic_id=model.topic_ids[best],
+        confidence=np.clip(closeness, 0.0, 1.0).astype(np.float32),
+        fits_poorly=closeness < model.poor_fit_below[best],
+    )
+
+
+def closeness_to_centre(vectors: np.ndarray, topic_id: np.ndarray, model: TopicModel) -> np.ndarray:
+    """Cosine similarity between each paper and its own topic's centre, clipped to [0, 1]; 0 in topic -1."""
+    rows = {int(t): i for i, t in enumerate(model.topic_ids)}
+    confidence = np.zeros(len(topic_id), dtype=np.float32)
+    for topic in np.unique(topic_id[topic_id >= 0]):
+        members = topic_id == topic
+        confidence[members] = vectors[members] @ model.centres[rows[int(topic)]]
+    return np.clip(confidence, 0.0, 1.0)

@@ -150,9 +150,10 @@ def similar(args: argparse.Namespace) -> int:
 
 
 def export(args: argparse.Namespace) -> int:
+    from topic_explorer.pipeline.buildfolder.atomic import write_atomically
     from topic_explorer.pipeline.buildfolder.read import read_build
     from topic_explorer.pipeline.share.choose import export_rows
-    from topic_explorer.pipeline.share.export import export_bytes, format_of, write_atomically
+    from topic_explorer.pipeline.share.export import export_bytes, format_of
     from topic_explorer.pipeline.share.selection import select
 
     export = format_of(args.out)

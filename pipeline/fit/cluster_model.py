@@ -17,8 +17,7 @@ from dataclasses import replace
 import numpy as np
 from scipy import sparse
 
-from topic_explorer.pipeline.apply.assign import assign
-from topic_explorer.pipeline.buildfolder.model import TopicModel
+from topic_explorer.pipeline.buildfolder.model import TopicModel, assign
 from topic_explorer.pipeline.errors import UserError
 from topic_explorer.pipeline.fit.clusters import TopicParameters, find_clusters, topic_count
 from topic_explorer.pipeline.fit.reduce import Neighbours, nearest_neighbours, neighbour_graph

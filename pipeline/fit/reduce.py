@@ -1,7 +1,7 @@
 """UMAP's graph and layouts, made cheap: neighbours found once and shared, compiled code kept on disk.
 
-The clustering reads UMAP's fuzzy neighbour graph through its spectral layout (deterministic); the map is
-UMAP's seeded 2-D layout of the same graph.
+The clustering reads UMAP's fuzzy neighbour graph through its spectral layout (deterministic); the map
+(`pipeline.map.layout`) is UMAP's seeded 2-D layout of the same graph.
 
 Two costs dominated small builds and every new process:
 - umap-learn compiles its numba functions in every new process (8-20 s) and asks numba to cache
@@ -53,31 +53,6 @@ def nearest_neighbours(vectors: np.ndarray, k: int) -> Neighbours:
     with sklearn.config_context(working_memory=NEIGHBOUR_SEARCH_MB):
         distances, indices = index.kneighbors(vectors)
     return Neighbours(indices.astype(np.int64), np.maximum(distances, 0).astype(np.float32))
-
-
-def umap_embed(
-    vectors: np.ndarray,
-    neighbours: Neighbours,
-    *,
-    n_neighbors: int,
-    n_components: int,
-    min_dist: float,
-    seed: int,
-) -> np.ndarray:
-    """UMAP of `vectors` to `n_components` dimensions, seeded, on precomputed cosine neighbours."""
-    n_neighbors = max(2, min(n_neighbors, len(vectors) - 1, neighbours.k))
-    umap = umap_class()(
-        n_neighbors=n_neighbors,
-        n_components=min(n_components, max(1, len(vectors) - 2)),
-        min_dist=min_dist,
-        metric="cosine",
-        random_state=seed,
-        n_jobs=1,  # a seed makes UMAP single-threaded anyway; saying so silences its warning
-        # Sliced copies: UMAP marks far neighbours in place, and below 4,096 points it would not
-        # trim extra columns itself.
-        precomputed_knn=(neighbours.indices[:, :n_neighbors].copy(), neighbours.distances[:, :n_neighbors].copy()),
-    )
-    return umap.fit_transform(vectors).astype(np.float32)
 
 
 def neighbour_graph(vectors: np.ndarray, neighbours: Neighbours, *, n_neighbors: int):

@@ -10,7 +10,7 @@
     ).fit(abstracts, embeddings)
 
 Fitting is the one stage that sees many papers at once; everything per paper afterwards applies its
-result (`pipeline.apply.assign`): a paper joins the topic whose BERTopic topic embedding is closest, as
+result (`pipeline.buildfolder.model`): a paper joins the topic whose BERTopic topic embedding is closest, as
 `BERTopic.transform` assigns it. Topic ids are BERTopic's: 0 is the largest topic.
 """
 

@@ -1,4 +1,4 @@
-"""One export, whoever asks: the formats, chosen by name or by a file's extension, and the file written whole.
+"""One export, whoever asks: the formats, chosen by name or by a file's extension.
 
 The dashboard's downloads and `topic-explorer export` both call `export_bytes` on a `Selection`
 (`pipeline.share.selection.select`), so a format's bytes are made by one function.
@@ -6,8 +6,6 @@ The dashboard's downloads and `topic-explorer export` both call `export_bytes` o
 
 from __future__ import annotations
 
-import os
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -75,19 +73,3 @@ def export_bytes(selection: Selection, export: ExportFormat) -> bytes:
     if not len(selection.frame):
         raise UserError("no papers to export; choose another topic or query")
     return export.write(selection)
-
-
-def write_atomically(path: Path, data: bytes) -> None:
-    """Write `data` to `path` through a temporary file in the same folder: `path` is whole, or as it was."""
-    path = Path(path)
-    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".partial", dir=path.parent)
-    try:
-        with os.fdopen(handle, "wb") as file:
-            file.write(data)
-            file.flush()
-            os.fsync(file.fileno())
-        os.chmod(temporary, 0o644)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise

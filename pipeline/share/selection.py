@@ -9,7 +9,7 @@ import pandas as pd
 
 from topic_explorer.pipeline.buildfolder.exchange import BROADER_COLUMN, EXPORT_COLUMNS, export_name
 from topic_explorer.pipeline.buildfolder.schema import Build
-from topic_explorer.pipeline.share.sample import draw_order
+from topic_explorer.pipeline.map.sample import draw_order
 from topic_explorer.pipeline.view.levels import Level, broader_labels, build_levels
 
 
@@ -20,7 +20,7 @@ class Selection:
     frame: pd.DataFrame  # `export_frame`: the table every table format writes
     papers: pd.DataFrame  # the same papers as the build has them (x, y, metadata under their own names)
     levels: tuple[Level, ...]  # the build's levels of detail, broadest first; the last is its topics
-    draw_order: np.ndarray  # per selected paper: its rank in the build's fixed map sample (`share.sample`)
+    draw_order: np.ndarray  # per selected paper: its rank in the build's fixed map sample (`map.sample`)
     build_name: str  # the folder's name, for file names
     title: str  # the corpus's name, for a reader
     metadata_columns: tuple[str, ...]

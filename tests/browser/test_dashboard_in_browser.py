@@ -13,7 +13,7 @@ from playwright.sync_api import Page, expect
 
 from tests.browser.conftest import _open, wait_for_rerun
 from tests.browser.harness import running_server
-from topic_explorer.pipeline.share.sample import MAP_POINTS_ENV
+from topic_explorer.pipeline.map.sample import MAP_POINTS_ENV
 
 pytestmark = pytest.mark.browser
 

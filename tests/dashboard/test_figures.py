@@ -9,7 +9,7 @@ import pytest
 
 from topic_explorer.dashboard.logic.figures import keyword_figure, map_figure
 from topic_explorer.dashboard.logic.safetext import column_title, escape_markdown, hover_html, preview
-from topic_explorer.pipeline.share.sample import MAP_POINTS_ENV, MAX_DRAWN, drawn_rows, map_points
+from topic_explorer.pipeline.map.sample import MAP_POINTS_ENV, MAX_DRAWN, drawn_rows, map_points
 from topic_explorer.pipeline.view.palette import CALM_10, OUTLIER_COLOUR, spread_colours, topic_colours
 
 

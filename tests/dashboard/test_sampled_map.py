@@ -11,7 +11,7 @@ from streamlit.testing.v1 import AppTest
 from tests.dashboard.test_app import download_label, generation, map_charts, map_paper_ids, selected_count, status
 from topic_explorer.dashboard.logic.selection import map_key
 from topic_explorer.dashboard.ui.sidebar import TOPICS_KEY
-from topic_explorer.pipeline.share.sample import MAP_POINTS_ENV
+from topic_explorer.pipeline.map.sample import MAP_POINTS_ENV
 
 EVERYWHERE = {"xref": "x", "yref": "y", "x": [-10.0, 10.0], "y": [-10.0, 10.0]}
 

@@ -13,9 +13,9 @@ import pandas as pd
 import pytest
 
 from topic_explorer.pipeline.add import add_papers
-from topic_explorer.pipeline.apply.assign import assign
 from topic_explorer.pipeline.bertopic_model import load_saved, open_in_bertopic
 from topic_explorer.pipeline.build import run_build
+from topic_explorer.pipeline.buildfolder.model import assign
 from topic_explorer.pipeline.buildfolder.read import read_build, read_model
 from topic_explorer.pipeline.buildfolder.schema import BERTOPIC_DIR
 from topic_explorer.pipeline.errors import UserError

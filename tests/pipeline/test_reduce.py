@@ -13,7 +13,8 @@ import pytest
 
 from topic_explorer.pipeline.buildfolder.read import read_build
 from topic_explorer.pipeline.fit import reduce
-from topic_explorer.pipeline.fit.reduce import nearest_neighbours, umap_class, umap_embed
+from topic_explorer.pipeline.fit.reduce import nearest_neighbours, umap_class
+from topic_explorer.pipeline.map.layout import umap_embed
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -3,8 +3,7 @@
 import numpy as np
 import pytest
 
-from topic_explorer.pipeline.apply.assign import assign, closeness_to_centre
-from topic_explorer.pipeline.buildfolder.model import TopicModel
+from topic_explorer.pipeline.buildfolder.model import TopicModel, assign, closeness_to_centre
 from topic_explorer.pipeline.map.place import MapLayout, place
 
 

@@ -1,11 +1,11 @@
-"""The map: 2-D positions for the fit sample, from the same neighbours the topics came from."""
+"""The map's layout: 2-D positions for the fit sample, from the same neighbours the topics came from."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from topic_explorer.pipeline.cache.store import StageCache, read_arrays, write_arrays
-from topic_explorer.pipeline.fit.reduce import Neighbours, umap_embed
+from topic_explorer.pipeline.fit.reduce import Neighbours, umap_class
 
 MAP_MIN_DIST = 0.1  # how tightly UMAP may pack points on the map (0 stacks near-duplicates)
 
@@ -29,3 +29,28 @@ def remembered_map(stages: StageCache, vectors: np.ndarray, neighbours: Neighbou
 
     write = lambda xy, folder: write_arrays(folder, xy=xy)  # noqa: E731
     return stages.run("layout", inputs, compute, write=write, read=lambda folder: read_arrays(folder)["xy"])
+
+
+def umap_embed(
+    vectors: np.ndarray,
+    neighbours: Neighbours,
+    *,
+    n_neighbors: int,
+    n_components: int,
+    min_dist: float,
+    seed: int,
+) -> np.ndarray:
+    """UMAP of `vectors` to `n_components` dimensions, seeded, on precomputed cosine neighbours."""
+    n_neighbors = max(2, min(n_neighbors, len(vectors) - 1, neighbours.k))
+    umap = umap_class()(
+        n_neighbors=n_neighbors,
+        n_components=min(n_components, max(1, len(vectors) - 2)),
+        min_dist=min_dist,
+        metric="cosine",
+        random_state=seed,
+        n_jobs=1,  # a seed makes UMAP single-threaded anyway; saying so silences its warning
+        # Sliced copies: UMAP marks far neighbours in place, and below 4,096 points it would not
+        # trim extra columns itself.
+        precomputed_knn=(neighbours.indices[:, :n_neighbors].copy(), neighbours.distances[:, :n_neighbors].copy()),
+    )
+    return umap.fit_transform(vectors).astype(np.float32)
