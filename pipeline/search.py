@@ -12,9 +12,6 @@ stored in the build.
 
 from __future__ import annotations
 
-import contextlib
-import sys
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -24,6 +21,7 @@ import pandas as pd
 
 from topic_explorer.pipeline.buildfolder.read import read_embedder_state
 from topic_explorer.pipeline.buildfolder.schema import Build
+from topic_explorer.pipeline.embed.threads import torch_threads
 from topic_explorer.pipeline.errors import UserError
 from topic_explorer.pipeline.settings import DEFAULT_DEVICE
 
@@ -130,23 +128,8 @@ def query_embedder(build_path: Path, manifest: dict, device: str = DEFAULT_DEVIC
 def query_vector(embedder: Embedder, query: str) -> np.ndarray:
     """The unit vector of `query` in the build's space (a `UserError` for an empty or over-long query)."""
     query = check_query(query)
-    with _threads(QUERY_THREADS):
+    with torch_threads(QUERY_THREADS):
         return embedder.transform([query])[0]
-
-
-@contextlib.contextmanager
-def _threads(count: int) -> Iterator[None]:
-    """At most `count` torch threads meanwhile, when torch is loaded (MiniLM); TF-IDF needs none."""
-    torch = sys.modules.get("torch")
-    if torch is None:
-        yield
-        return
-    before = torch.get_num_threads()
-    torch.set_num_threads(min(count, before))
-    try:
-        yield
-    finally:
-        torch.set_num_threads(before)
 
 
 def word_index(papers: pd.DataFrame) -> WordIndex:

@@ -20,15 +20,13 @@ Two backends share one interface (`transform`; TF-IDF first learns its space wit
 from __future__ import annotations
 
 import logging
-import threading
-from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
 from functools import partial
 from typing import Protocol
 
 import numpy as np
 
+from topic_explorer.pipeline.embed.threads import torch_threads
 from topic_explorer.pipeline.errors import UserError
 from topic_explorer.pipeline.settings import DEFAULT_DEVICE, DEFAULT_PRECISION, PRECISIONS, TWO_PAPERS_FROM
 from topic_explorer.pipeline.text.clean import STOP_WORDS, TOKEN_PATTERN, clean_for_keywords
@@ -53,7 +51,6 @@ class Embedder(Protocol):
         ...
 
 
-_TORCH_THREADS = threading.Lock()  # held while torch's process-wide thread count is changed
 _LOADED_MODELS: dict[tuple[str, int, str, str], object] = {}  # one per process (each Dask worker loads its own)
 
 
@@ -166,7 +163,9 @@ class MiniLMEmbedder:
             [pieces[i] for i in order[start : start + self.batch_size]]
             for start in range(0, len(pieces), self.batch_size)
         ]
-        with _one_torch_thread_each() as cores, ThreadPoolExecutor(cores) as pool:
+        # Each pool thread starts its torch work inside the limit, so on one torch thread; calls from several
+        # threads at once (a Dask worker of two threads) take turns.
+        with torch_threads(1) as cores, ThreadPoolExecutor(cores) as pool:
             done = np.concatenate(list(pool.map(encode, batches)))
         vectors = np.empty_like(done)
         vectors[order] = done
@@ -347,24 +346,6 @@ def embedder_for(
         )
     log.warning("this build was embedded in %s, but %s; embedding in fp32 instead", precision, problem)
     return MiniLMEmbedder(device=device)
-
-
-@contextmanager
-def _one_torch_thread_each() -> Iterator[int]:
-    """Gives the cores torch would use here, and inside, a thread started to run torch work runs it on one.
-
-    torch's thread count is one setting for the whole process: calls from several threads at once (a Dask
-    worker of two threads) take turns here, so each restores what it found.
-    """
-    import torch
-
-    with _TORCH_THREADS:
-        before = torch.get_num_threads()
-        torch.set_num_threads(1)
-        try:
-            yield before
-        finally:
-            torch.set_num_threads(before)
 
 
 def _share_cores_with_other_workers() -> None:

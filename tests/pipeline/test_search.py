@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import threading
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pandas as pd
@@ -11,6 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
+from tests.conftest import FakeEmbedder
 from tests.sample_groups import FEDERATED, FEDERATED_LORA, PAPERS
 from topic_explorer.pipeline.buildfolder.read import read_build
 from topic_explorer.pipeline.cli.main import main
@@ -130,6 +133,58 @@ def test_search_scores_fuse_the_build_embedders_meaning_with_words(fake_embedder
     meaning = similarities(vectors, fake_embedder.transform(["clients"])[0])
     assert np.array_equal(scores, fuse(meaning, word_index(papers).scores("clients")))
     assert int(np.argmax(scores)) == 0
+
+
+class TorchFakeEmbedder(FakeEmbedder):
+    """The fake's vectors, passed through torch in the calling thread, which notes the thread count it ran on."""
+
+    def __init__(self):
+        super().__init__()
+        self.threads_seen: list[int] = []
+
+    def transform(self, texts):
+        import torch
+
+        self.threads_seen.append(torch.get_num_threads())
+        return torch.from_numpy(super().transform(texts)).mul(1.0).numpy()
+
+
+def test_searches_from_several_threads_rank_as_one_at_a_time_and_leave_torch_threads_as_they_were():
+    """Regression: each search lowered torch's thread count and put back what it found, unlocked, so searches at once
+    (dashboard sessions) could find the lowered count and "restore" it, leaving torch on one thread."""
+    import torch
+
+    embedder = TorchFakeEmbedder()
+    subjects = ["federated clients", "graph networks", "image segmentation", "privacy attacks"]
+    texts = [f"{subjects[i % 4]} study {i}" for i in range(20)]
+    vectors, words = embedder.transform(texts), word_index(pd.DataFrame({"title": "", "abstract": texts}))
+    queries = subjects * 10
+    alone = [search_scores(vectors, words, embedder, query) for query in queries]
+    workers = 8
+    gate = threading.Barrier(workers, timeout=60)
+
+    def threads_in_each_worker(_):
+        gate.wait()  # every worker holds one of these at once, so each reports its own count
+        return torch.get_num_threads()
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(3)
+    try:
+        embedder.threads_seen.clear()
+        with ThreadPoolExecutor(workers) as pool:
+            together = list(pool.map(lambda query: search_scores(vectors, words, embedder, query), queries))
+            after = list(pool.map(threads_in_each_worker, range(workers)))
+        with ThreadPoolExecutor(1) as fresh:  # a thread that starts its torch work now
+            started_after = fresh.submit(torch.get_num_threads).result()
+        here = torch.get_num_threads()
+    finally:
+        torch.set_num_threads(before)
+    assert here == 3
+    assert started_after == 3
+    assert after == [3] * workers
+    assert set(embedder.threads_seen) == {1}  # each query embedded on one thread
+    for one, other in zip(together, alone, strict=True):
+        np.testing.assert_array_equal(one, other)
 
 
 @pytest.mark.parametrize("query", ["", "   \n\t "])
