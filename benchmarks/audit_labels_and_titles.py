@@ -36,9 +36,9 @@ import title_scores
 from compare_with_bertopic import corpus_files
 from label_instrument import CATEGORY_CORPORA, LOW, Scored, measure
 
-from topic_explorer.pipeline.build import run_build
 from topic_explorer.pipeline.buildfolder.read import read_build
 from topic_explorer.pipeline.ingest.corpus import load_corpus, sample_files
+from topic_explorer.pipeline.run.build import run_build
 from topic_explorer.pipeline.settings import BuildSettings
 from topic_explorer.pipeline.text.clean import strip_markup
 

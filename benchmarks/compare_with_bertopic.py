@@ -134,9 +134,9 @@ class Stages:
 
 def run_ours(paths: list[Path], label: str) -> dict:
     """Two builds with default settings: cold (empty embedding cache), then a rebuild (cached)."""
-    from topic_explorer.pipeline.build import run_build
     from topic_explorer.pipeline.buildfolder.read import read_build
     from topic_explorer.pipeline.evaluate.quality import assess
+    from topic_explorer.pipeline.run.build import run_build
     from topic_explorer.pipeline.settings import BuildSettings
 
     stages = Stages()

@@ -294,9 +294,9 @@ def measure(
     """Build the corpus into `build_dir` (or read it there when `rebuild` is false; `settings` for `BuildSettings`)
     and score it: (the build as read, Scored for the keyworded corpora or a field-name table for the others); None
     when the data is absent."""
-    from topic_explorer.pipeline.build import run_build
     from topic_explorer.pipeline.buildfolder.read import read_build
     from topic_explorer.pipeline.embed.models import make_embedder
+    from topic_explorer.pipeline.run.build import run_build
     from topic_explorer.pipeline.settings import BuildSettings
     from topic_explorer.pipeline.text.acronyms import corpus_acronyms
 

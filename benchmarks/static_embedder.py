@@ -288,9 +288,9 @@ def minilm_cached(texts: list[str], cache_dir: Path, embed_missing: bool) -> boo
 
 def build_and_score(paths: list[Path], label: str, embedder, cache_dir: Path, out: Path, seed: int) -> dict:
     """Build with default settings and `embedder`, then score it as `topic-explorer evaluate` does."""
-    from topic_explorer.pipeline.build import run_build
     from topic_explorer.pipeline.buildfolder.read import read_build
     from topic_explorer.pipeline.evaluate.quality import assess
+    from topic_explorer.pipeline.run.build import run_build
     from topic_explorer.pipeline.settings import BuildSettings
 
     started = time.perf_counter()

@@ -14,8 +14,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from topic_explorer.pipeline.build import run_build
 from topic_explorer.pipeline.ingest.corpus import load_corpus, sample_files
+from topic_explorer.pipeline.run.build import run_build
 from topic_explorer.pipeline.settings import BuildSettings
 
 

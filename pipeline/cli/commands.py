@@ -19,7 +19,7 @@ from topic_explorer.pipeline.settings import BuildSettings, check_batch_size
 
 def build(args: argparse.Namespace) -> int:
     from topic_explorer.pipeline.apply.engine import make_engine
-    from topic_explorer.pipeline.build import run_build
+    from topic_explorer.pipeline.run.build import run_build
 
     files_as_names = [name for name in args.topics if Path(name).is_file()]
     if files_as_names and not args.inputs:  # `--topics A B papers.csv` reads the file as a topic name
@@ -57,8 +57,8 @@ def build(args: argparse.Namespace) -> int:
 
 
 def add(args: argparse.Namespace) -> int:
-    from topic_explorer.pipeline.add import add_papers
     from topic_explorer.pipeline.apply.engine import make_engine
+    from topic_explorer.pipeline.run.add import add_papers
 
     _check_writable(args.build.parent, "BUILD")
     engine = make_engine(args.dask)

@@ -26,8 +26,8 @@ def serve(build: Path | None, *, port: int, host: str, allow_edits: bool = False
     if build is None:
         build = default_sample_build()
         if not is_build(build):
-            from topic_explorer.pipeline.build import run_build
             from topic_explorer.pipeline.cli.summary import build_summary
+            from topic_explorer.pipeline.run.build import run_build
 
             print(f"No sample build yet: building it into {build} first (about a minute) ...", file=sys.stderr)
             print(build_summary(run_build([], build, BuildSettings(), progress=True)))

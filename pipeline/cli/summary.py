@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from topic_explorer.pipeline.add import AddResult
-from topic_explorer.pipeline.build import STAGES, BuildResult
 from topic_explorer.pipeline.evaluate.quality import Quality
+from topic_explorer.pipeline.run.add import AddResult
+from topic_explorer.pipeline.run.build import STAGES, BuildResult
 
 MAX_TOPICS_LISTED = 30
 

@@ -119,7 +119,7 @@ class SavedTopicModel:
 
     def load(self):
         """The model in BERTopic (`bertopic.BERTopic`)."""
-        from topic_explorer.pipeline.bertopic_model import load_saved
+        from topic_explorer.pipeline.fit.bertopic_model import load_saved
 
         with tempfile.TemporaryDirectory() as folder:
             for name, content in self.files.items():
@@ -135,7 +135,7 @@ def save_topic_model(topic_model, folder: Path, *, embedder_kind: str, sizes: di
         for name, content in topic_model.files.items():
             (folder / name).write_bytes(content)
         return
-    from topic_explorer.pipeline.bertopic_model import save_topic_model as save_in_bertopic
+    from topic_explorer.pipeline.fit.bertopic_model import save_topic_model as save_in_bertopic
 
     save_in_bertopic(
         topic_model.load() if from_cache else topic_model, folder, embedder_kind=embedder_kind, sizes=sizes

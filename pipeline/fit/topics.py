@@ -1,7 +1,7 @@
 """Fit the topic model on the fit sample, through BERTopic, with our sub-models in its slots.
 
     BERTopic(
-        embedding_model   = the build's embedder (`pipeline.bertopic_model.BuildEmbedder`; keyword candidates),
+        embedding_model   = the build's embedder (`pipeline.fit.bertopic_model.BuildEmbedder`; keyword candidates),
         umap_model        = BaseDimensionalityReduction()  (our clustering reduces by itself),
         hdbscan_model     = TopicClusters        (named topics, Ward's tree over UMAP's graph, outliers joined),
         vectorizer_model  = PaperTerms.vectorizer()  (words and phrases, each paper counted once),
@@ -75,7 +75,6 @@ def fit_topics(
     from bertopic.dimensionality import BaseDimensionalityReduction
     from bertopic.vectorizers import ClassTfidfTransformer
 
-    from topic_explorer.pipeline.bertopic_model import BuildEmbedder
     from topic_explorer.pipeline.describe.representation import (
         LABEL_ASPECT,
         KeywordsNearCentre,
@@ -83,6 +82,7 @@ def fit_topics(
         TopicDescriber,
     )
     from topic_explorer.pipeline.fit import remembered
+    from topic_explorer.pipeline.fit.bertopic_model import BuildEmbedder
 
     timer = timer or StageTimer()
     stages = stages or StageCache(None)

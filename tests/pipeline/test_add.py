@@ -6,15 +6,15 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from topic_explorer.pipeline.add import add_papers
 from topic_explorer.pipeline.apply import batches
-from topic_explorer.pipeline.bertopic_model import load_saved
-from topic_explorer.pipeline.build import run_build
 from topic_explorer.pipeline.buildfolder.read import read_build, read_model
 from topic_explorer.pipeline.buildfolder.schema import BERTOPIC_DIR
 from topic_explorer.pipeline.cli.main import main
 from topic_explorer.pipeline.embed.cache import EmbeddingCache
 from topic_explorer.pipeline.errors import UserError
+from topic_explorer.pipeline.fit.bertopic_model import load_saved
+from topic_explorer.pipeline.run.add import add_papers
+from topic_explorer.pipeline.run.build import run_build
 from topic_explorer.pipeline.settings import BuildSettings
 
 
@@ -127,7 +127,7 @@ def tiny_build_v1(tmp_path):
 def test_the_add_command_prints_what_it_did(built, tmp_path, capsys, monkeypatch, fake_embedder):
     path, table = built
     table.tail(8).to_csv(tmp_path / "new.csv", index=False)
-    monkeypatch.setattr("topic_explorer.pipeline.add.embedder_for", lambda *args, **kwargs: fake_embedder)
+    monkeypatch.setattr("topic_explorer.pipeline.run.add.embedder_for", lambda *args, **kwargs: fake_embedder)
     code = main(["add", str(path), str(tmp_path / "new.csv"), "--cache-dir", str(tmp_path / "cache")])
     out = capsys.readouterr().out
     assert code == 0

@@ -12,14 +12,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from topic_explorer.pipeline.add import add_papers
-from topic_explorer.pipeline.bertopic_model import load_saved, open_in_bertopic
-from topic_explorer.pipeline.build import run_build
 from topic_explorer.pipeline.buildfolder.model import assign
 from topic_explorer.pipeline.buildfolder.read import read_build, read_model
 from topic_explorer.pipeline.buildfolder.schema import BERTOPIC_DIR
 from topic_explorer.pipeline.errors import UserError
+from topic_explorer.pipeline.fit.bertopic_model import load_saved, open_in_bertopic
 from topic_explorer.pipeline.ingest.corpus import load_corpus, sample_files
+from topic_explorer.pipeline.run.add import add_papers
+from topic_explorer.pipeline.run.build import run_build
 from topic_explorer.pipeline.settings import BuildSettings
 
 HELD_BACK = 8  # sample papers left out of the build and added afterwards

@@ -6,8 +6,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from topic_explorer.pipeline.build import run_build
 from topic_explorer.pipeline.buildfolder.read import read_build
+from topic_explorer.pipeline.run.build import run_build
 from topic_explorer.pipeline.settings import BuildSettings
 
 

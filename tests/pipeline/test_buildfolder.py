@@ -9,7 +9,6 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from topic_explorer.pipeline.build import STAGES
 from topic_explorer.pipeline.buildfolder.edits import EDITS_FILE
 from topic_explorer.pipeline.buildfolder.read import read_build, read_model
 from topic_explorer.pipeline.buildfolder.schema import (
@@ -27,6 +26,7 @@ from topic_explorer.pipeline.buildfolder.schema import (
 )
 from topic_explorer.pipeline.buildfolder.write import write_build
 from topic_explorer.pipeline.errors import UserError
+from topic_explorer.pipeline.run.build import STAGES
 
 
 def test_build_has_the_documented_schema(metadata_build):

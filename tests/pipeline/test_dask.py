@@ -11,10 +11,10 @@ import pytest
 
 from tests.conftest import FakeEmbedder
 from topic_explorer.pipeline.apply.engine import DaskEngine
-from topic_explorer.pipeline.build import run_build
 from topic_explorer.pipeline.buildfolder.read import read_build
 from topic_explorer.pipeline.cli.main import main
 from topic_explorer.pipeline.errors import UserError
+from topic_explorer.pipeline.run.build import run_build
 from topic_explorer.pipeline.settings import BuildSettings
 
 
@@ -163,7 +163,7 @@ def test_every_path_with_small_batches_agrees_on_vectors_topics_and_the_cache(cl
     """Batches of a few papers and a fit sample smaller than the corpus: in this process and on the cluster,
     `build` then a quiet `add`, then a rebuild of everything from the same cache; nothing is embedded twice
     and every paper keeps its own vector."""
-    from topic_explorer.pipeline.add import add_papers
+    from topic_explorer.pipeline.run.add import add_papers
 
     table = pd.read_csv(metadata_corpus)
     table.head(30).to_csv(tmp_path / "first.csv", index=False)

@@ -186,8 +186,8 @@ def test_add_keeps_the_edits_as_an_overlay(tmp_path, metadata_corpus):
     import pandas as pd
 
     from tests.conftest import FakeEmbedder
-    from topic_explorer.pipeline.add import add_papers
-    from topic_explorer.pipeline.build import run_build
+    from topic_explorer.pipeline.run.add import add_papers
+    from topic_explorer.pipeline.run.build import run_build
     from topic_explorer.pipeline.settings import BuildSettings
 
     table = pd.read_csv(metadata_corpus)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import threading
 
-from topic_explorer.pipeline.build import still_working
+from topic_explorer.pipeline.run.build import still_working
 from topic_explorer.pipeline.timing import StageTimer
 
 
@@ -37,6 +37,6 @@ def test_a_timer_without_a_heartbeat_starts_no_thread():
 
 
 def test_the_build_says_what_a_long_stage_is_doing(caplog):
-    with caplog.at_level(logging.INFO, logger="topic_explorer.pipeline.build"):
+    with caplog.at_level(logging.INFO, logger="topic_explorer.pipeline.run.build"):
         still_working("keywords", 25.4)
     assert caplog.messages == ["  ... still finding each topic's keywords and names (25 s)"]

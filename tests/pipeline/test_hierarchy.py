@@ -10,13 +10,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from topic_explorer.pipeline.add import add_papers
-from topic_explorer.pipeline.build import run_build
 from topic_explorer.pipeline.buildfolder.read import read_build
 from topic_explorer.pipeline.buildfolder.schema import HIERARCHY_FILE
 from topic_explorer.pipeline.buildfolder.write import write_build
 from topic_explorer.pipeline.describe.hierarchy import cut, level_sizes, theme_tree
 from topic_explorer.pipeline.errors import UserError
+from topic_explorer.pipeline.run.add import add_papers
+from topic_explorer.pipeline.run.build import run_build
 from topic_explorer.pipeline.settings import BuildSettings
 
 

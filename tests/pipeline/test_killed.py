@@ -20,12 +20,12 @@ import pytest
 from diskcache import Cache
 
 from tests.pipeline.killing import WRITING, kill_loop, random_moments
-from topic_explorer.pipeline.build import run_build
 from topic_explorer.pipeline.buildfolder.read import read_build
 from topic_explorer.pipeline.buildfolder.schema import is_build
 from topic_explorer.pipeline.embed.cache import EmbeddingCache
 from topic_explorer.pipeline.embed.models import MiniLMEmbedder
 from topic_explorer.pipeline.ingest.corpus import load_corpus, sample_files
+from topic_explorer.pipeline.run.build import run_build
 from topic_explorer.pipeline.settings import BuildSettings
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -10,10 +10,10 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from topic_explorer.pipeline.build import run_build
 from topic_explorer.pipeline.buildfolder.metadata import is_missing
 from topic_explorer.pipeline.buildfolder.read import read_build
 from topic_explorer.pipeline.ingest.corpus import load_corpus, sample_files
+from topic_explorer.pipeline.run.build import run_build
 from topic_explorer.pipeline.settings import BuildSettings
 
 N = 12

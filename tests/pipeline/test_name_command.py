@@ -21,13 +21,13 @@ import pandas as pd
 import pytest
 
 from tests.conftest import FakeEmbedder
-from topic_explorer.pipeline.build import run_build
 from topic_explorer.pipeline.buildfolder import edits
 from topic_explorer.pipeline.buildfolder.read import read_build
 from topic_explorer.pipeline.buildfolder.schema import TOPICS_FILE
 from topic_explorer.pipeline.cli.main import main
 from topic_explorer.pipeline.describe.chat import NotAName, clean_name, endpoint_url
 from topic_explorer.pipeline.errors import UserError
+from topic_explorer.pipeline.run.build import run_build
 from topic_explorer.pipeline.settings import BuildSettings
 from topic_explorer.pipeline.view.levels import broader_labels, build_levels
 

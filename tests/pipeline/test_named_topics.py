@@ -5,7 +5,6 @@ import pandas as pd
 import pytest
 
 from tests.sample_groups import FEDERATED, NAMED, THEORY
-from topic_explorer.pipeline.build import run_build
 from topic_explorer.pipeline.buildfolder.read import read_build
 from topic_explorer.pipeline.fit.named_topics import (
     MIN_NAME_SIMILARITY,
@@ -14,6 +13,7 @@ from topic_explorer.pipeline.fit.named_topics import (
     match_named_topics,
     name_forms,
 )
+from topic_explorer.pipeline.run.build import run_build
 from topic_explorer.pipeline.settings import BuildSettings
 from topic_explorer.pipeline.text.acronyms import corpus_acronyms, preferred_acronyms
 

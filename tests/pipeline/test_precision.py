@@ -9,16 +9,16 @@ import pandas as pd
 import pytest
 
 from tests.conftest import FakeEmbedder
-from topic_explorer.pipeline.add import add_papers
 from topic_explorer.pipeline.apply.engine import DaskEngine
 from topic_explorer.pipeline.apply.loop import embed_all
-from topic_explorer.pipeline.build import run_build
 from topic_explorer.pipeline.buildfolder.read import read_build
 from topic_explorer.pipeline.cli.main import main
 from topic_explorer.pipeline.embed import models
 from topic_explorer.pipeline.embed.cache import EmbeddingCache
 from topic_explorer.pipeline.embed.models import MiniLMEmbedder, embedder_for, make_embedder, precision_problem
 from topic_explorer.pipeline.errors import UserError
+from topic_explorer.pipeline.run.add import add_papers
+from topic_explorer.pipeline.run.build import run_build
 from topic_explorer.pipeline.settings import PRECISIONS, BuildSettings
 
 NO_BF16 = "this CPU has neither AVX512-BF16 nor AMX"
@@ -52,7 +52,7 @@ def bf16_build(metadata_corpus, tmp_path, monkeypatch, cpu_with_bf16):
         made.append(precision)
         return PreciseFake(precision)
 
-    monkeypatch.setattr("topic_explorer.pipeline.build.make_embedder", fake_make_embedder)
+    monkeypatch.setattr("topic_explorer.pipeline.run.build.make_embedder", fake_make_embedder)
     table = pd.read_csv(metadata_corpus)
     table.head(30).to_csv(tmp_path / "first.csv", index=False)
     table.tail(8).to_csv(tmp_path / "new.csv", index=False)
@@ -95,7 +95,7 @@ def test_add_embeds_in_the_builds_precision(bf16_build, tmp_path, monkeypatch):
         chosen.append(embedder)
         return PreciseFake(embedder.precision)
 
-    monkeypatch.setattr("topic_explorer.pipeline.add.embedder_for", spy)
+    monkeypatch.setattr("topic_explorer.pipeline.run.add.embedder_for", spy)
     result = add_papers(bf16_build, [tmp_path / "new.csv"], cache_dir=tmp_path / "cache")
     assert result.added == 8
     assert [e.precision for e in chosen] == ["bf16"]

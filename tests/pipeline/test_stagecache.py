@@ -15,11 +15,11 @@ import pandas as pd
 import pytest
 
 from tests.conftest import FakeEmbedder
-from topic_explorer.pipeline.build import run_build
 from topic_explorer.pipeline.cache import store as stagecache
 from topic_explorer.pipeline.cache.store import STAGES_DIR, StageCache, digest, read_arrays, write_arrays
 from topic_explorer.pipeline.fit import topics
 from topic_explorer.pipeline.ingest.corpus import load_corpus, sample_files
+from topic_explorer.pipeline.run.build import run_build
 from topic_explorer.pipeline.settings import BuildSettings
 
 EVERY_STAGE = {"neighbours", "clusters", "fit", "layout", "hierarchy", "evaluate"}

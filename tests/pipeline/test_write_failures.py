@@ -14,8 +14,8 @@ import pandas as pd
 import pytest
 
 from tests.pipeline.killing import snapshot
-from topic_explorer.pipeline.build import run_build
 from topic_explorer.pipeline.cli.main import main
+from topic_explorer.pipeline.run.build import run_build
 from topic_explorer.pipeline.settings import BuildSettings
 
 

@@ -202,7 +202,7 @@ def _write(
 ) -> Path:
     """The new version: the build's papers as they were, then the added ones; metadata columns merged; the
     BERTopic model as fitted, with the topics' new sizes."""
-    from topic_explorer.pipeline.bertopic_model import load_saved, save_topic_model
+    from topic_explorer.pipeline.fit.bertopic_model import load_saved, save_topic_model
 
     topic_model = load_saved(build.path / BERTOPIC_DIR)
     old = build.papers.drop(columns=["topic_label"])

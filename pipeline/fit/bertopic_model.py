@@ -1,6 +1,6 @@
 """The build's BERTopic model: saved with the build (`model/bertopic/`, safetensors, no pickle), opened in BERTopic.
 
-    from topic_explorer.pipeline.bertopic_model import open_in_bertopic
+    from topic_explorer.pipeline.fit.bertopic_model import open_in_bertopic
     topic_model = open_in_bertopic("my-build")     # BERTopic, with the build's own embedder
     topic_model.get_topic_info()                   # the build's topics, labels and sizes
     topic_model.transform(["an abstract ..."])     # the topics `topic-explorer add` would give
