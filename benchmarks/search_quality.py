@@ -9,7 +9,7 @@ Pattern Recognition" for cs.CV); precision at 10 is the share of the ten best ma
 The corpus: up to --per-label papers (seeded) of each of the 30 commonest primary categories of
 ../shared/data/arxiv_2024_2026_part1.jsonl.gz, named as arXiv names them, and the 5 fields of
 ml_venues_by_field.jsonl.gz ("Natural Language Processing" for NLP). Rankings use the functions
-`topic-explorer search` uses (pipeline/search.py) on MiniLM embeddings of the abstracts (through the build's
+`topic-explorer search` uses (pipeline/search/ranked.py) on MiniLM embeddings of the abstracts (through the build's
 embedding cache: a rerun embeds nothing) and BM25 over title and abstract. Printed: per query and on average,
 precision at 10 by meaning (search before hybrid search), by words, and fused (`fuse`, with its weights).
 """
@@ -93,7 +93,7 @@ def precision(papers: pd.DataFrame, names: dict[str, str]) -> pd.DataFrame:
     from topic_explorer.pipeline.apply.loop import embed_all
     from topic_explorer.pipeline.embed.cache import EmbeddingCache
     from topic_explorer.pipeline.embed.models import MiniLMEmbedder
-    from topic_explorer.pipeline.search import best, fuse, query_vector, similarities, word_index
+    from topic_explorer.pipeline.search.ranked import best, fuse, query_vector, similarities, word_index
     from topic_explorer.pipeline.settings import default_cache_dir
 
     embedder = MiniLMEmbedder(device="cpu")

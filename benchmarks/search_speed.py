@@ -38,7 +38,7 @@ sys.path.insert(0, str(ROOT))
 
 from topic_explorer.pipeline.buildfolder.read import read_build  # noqa: E402
 from topic_explorer.pipeline.buildfolder.write import write_build  # noqa: E402
-from topic_explorer.pipeline.search import (  # noqa: E402
+from topic_explorer.pipeline.search.ranked import (  # noqa: E402
     best,
     query_embedder,
     query_vector,

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from topic_explorer.dashboard.logic.safetext import shorten
-from topic_explorer.pipeline.search import relevant
+from topic_explorer.pipeline.search.ranked import relevant
 
 QUERY_CHARS = 60  # a query is shortened to this many characters where the page names it
 

@@ -21,7 +21,7 @@ from topic_explorer.dashboard.logic.viewlink import View
 from topic_explorer.pipeline.buildfolder.read import read_manifest
 from topic_explorer.pipeline.buildfolder.schema import read_embeddings
 from topic_explorer.pipeline.errors import UserError
-from topic_explorer.pipeline.search import (
+from topic_explorer.pipeline.search.ranked import (
     query_embedder,
     query_vector,
     search_parts,
@@ -30,7 +30,7 @@ from topic_explorer.pipeline.search import (
 )
 
 if TYPE_CHECKING:
-    from topic_explorer.pipeline.word_index import WordIndex
+    from topic_explorer.pipeline.search.word_index import WordIndex
 
 LOADING = "Loading the language model for search (the first search only)…"
 INDEXING = "Indexing the papers' words for search (the first search only)…"

@@ -10,7 +10,7 @@ from topic_explorer.dashboard.logic.data import Explorer
 from topic_explorer.dashboard.logic.filters import ColumnFilter, Filters, search_words
 from topic_explorer.dashboard.logic.safetext import column_title, escape_markdown
 from topic_explorer.dashboard.logic.viewlink import RELEVANCE_STEP, View
-from topic_explorer.pipeline.search import default_relevance
+from topic_explorer.pipeline.search.ranked import default_relevance
 
 TOPICS_KEY = "filter-topics"  # the topic filter at the finest level; coarser levels have their own keys
 SEARCH_KEY = "filter-search"

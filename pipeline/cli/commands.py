@@ -129,7 +129,7 @@ def evaluate(args: argparse.Namespace) -> int:
 
 def search(args: argparse.Namespace) -> int:
     from topic_explorer.pipeline.buildfolder.read import read_build
-    from topic_explorer.pipeline.search import query_embedder, search
+    from topic_explorer.pipeline.search.ranked import query_embedder, search
 
     _check_top(args.top)
     build = read_build(args.build)
@@ -140,7 +140,7 @@ def search(args: argparse.Namespace) -> int:
 
 def similar(args: argparse.Namespace) -> int:
     from topic_explorer.pipeline.buildfolder.read import read_build
-    from topic_explorer.pipeline.search import row_of, similar_rows
+    from topic_explorer.pipeline.search.ranked import row_of, similar_rows
 
     _check_top(args.top)
     build = read_build(args.build)

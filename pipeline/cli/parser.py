@@ -253,7 +253,7 @@ def _run_options(command: argparse.ArgumentParser) -> None:
 
 
 def _ranking_options(parser: argparse.ArgumentParser, json_option: bool = True) -> None:
-    from topic_explorer.pipeline.search import DEFAULT_TOP
+    from topic_explorer.pipeline.search.ranked import DEFAULT_TOP
 
     parser.add_argument(
         "--top", type=int, default=DEFAULT_TOP, metavar="K", help="how many papers (default %(default)s)"

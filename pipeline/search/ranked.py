@@ -2,7 +2,7 @@
 
 A query ranks every paper twice: by meaning (cosine of its embedding, made with the build's own embedder
 (`query_embedder`), to each paper's: MiniLM, or the build's fitted TF-IDF) and by its words (BM25 over
-titles and abstracts, `pipeline.word_index`). The two rankings are fused by reciprocal rank (`fuse`): a paper
+titles and abstracts, `search.word_index`). The two rankings are fused by reciprocal rank (`fuse`): a paper
 the words find but the embedding ranks low still comes up ("clients" in a federated-learning paper that
 "privacy-preserving" pulls away from), and words no paper uses change nothing. `search_scores` is the one
 ranking that `topic-explorer search` and the dashboard both call. Measured at 100,000 papers x 384
@@ -27,7 +27,7 @@ from topic_explorer.pipeline.settings import DEFAULT_DEVICE
 
 if TYPE_CHECKING:
     from topic_explorer.pipeline.embed.models import Embedder
-    from topic_explorer.pipeline.word_index import WordIndex
+    from topic_explorer.pipeline.search.word_index import WordIndex
 
 DEFAULT_TOP = 10
 MAX_QUERY_CHARS = 1000  # a query is a phrase or a paragraph, not a document
@@ -137,7 +137,7 @@ def word_index(papers: pd.DataFrame) -> WordIndex:
 
     Imported here: scipy and scikit-learn load when someone first searches, not with the dashboard.
     """
-    from topic_explorer.pipeline.word_index import WordIndex
+    from topic_explorer.pipeline.search.word_index import WordIndex
 
     return WordIndex.build((papers["title"].astype(str) + "\n" + papers["abstract"].astype(str)).tolist())
 

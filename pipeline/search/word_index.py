@@ -1,4 +1,4 @@
-"""BM25 over the papers' titles and abstracts: the word half of search (pipeline/search.py fuses it with meaning).
+"""BM25 over the papers' titles and abstracts: the word half of search (search/ranked.py fuses it with meaning).
 
 The index is a sparse matrix of BM25 weights, papers x words (scipy), built when a build is first searched:
 a query's scores are the sum of its words' columns, milliseconds at 100,000 papers. Building is the cost

@@ -26,7 +26,7 @@ def export_rows(
         names = ", ".join(f"{n}: {lv.name}" for n, lv in enumerate(levels))
         raise UserError(f"--level {level}: this build's levels are {names}")
     if query is not None:
-        from topic_explorer.pipeline.search import query_embedder, search
+        from topic_explorer.pipeline.search.ranked import query_embedder, search
 
         rows = search(build, query_embedder(build.path, build.manifest), query, top).rows
     elif topic is not None:

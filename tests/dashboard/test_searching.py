@@ -7,7 +7,7 @@ import pytest
 
 from topic_explorer.dashboard.logic.searching import find, search_line, status_note
 from topic_explorer.dashboard.logic.viewlink import View, decode, encode, relevance_bar
-from topic_explorer.pipeline.search import DEFAULT_RELEVANCE, default_relevance, relevant
+from topic_explorer.pipeline.search.ranked import DEFAULT_RELEVANCE, default_relevance, relevant
 
 SCORES = np.array([0.9, 0.8, 0.7, 0.6, 0.5, 0.4], dtype=np.float32)  # fused: the order
 RELEVANCE = np.array([0.2, 0.6, 0.5, 0.1, 0.45, 0.3], dtype=np.float32)  # meaning: what the bar is on

@@ -230,7 +230,7 @@ def test_the_dashboard_starts_without_the_embedding_stack(tree_build):
         "at = AppTest.from_file('dashboard/app.py', default_timeout=60).run()\n"
         "assert not at.exception, at.exception\n"
         "print(sorted(m for m in ('torch', 'sentence_transformers', 'transformers', 'umap', 'hdbscan', 'bertopic',"
-        " 'sklearn', 'scipy.sparse', 'topic_explorer.pipeline.word_index') if m in sys.modules))\n"
+        " 'sklearn', 'scipy.sparse', 'topic_explorer.pipeline.search.word_index') if m in sys.modules))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120)
     assert out.stdout.strip().splitlines()[-1] == "[]"

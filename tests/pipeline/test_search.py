@@ -18,7 +18,7 @@ from tests.sample_groups import FEDERATED, FEDERATED_LORA, PAPERS
 from topic_explorer.pipeline.buildfolder.read import read_build
 from topic_explorer.pipeline.cli.main import main
 from topic_explorer.pipeline.errors import UserError
-from topic_explorer.pipeline.search import (
+from topic_explorer.pipeline.search.ranked import (
     best,
     check_query,
     fuse,
@@ -30,7 +30,7 @@ from topic_explorer.pipeline.search import (
     similarities,
     word_index,
 )
-from topic_explorer.pipeline.word_index import WordIndex
+from topic_explorer.pipeline.search.word_index import WordIndex
 
 
 def unit_rows(n: int, d: int = 8, seed: int = 0) -> np.ndarray:
@@ -40,7 +40,7 @@ def unit_rows(n: int, d: int = 8, seed: int = 0) -> np.ndarray:
 
 def test_similarities_are_cosines_whatever_the_chunking(monkeypatch):
     vectors = unit_rows(50)
-    monkeypatch.setattr("topic_explorer.pipeline.search.SIMILARITY_CHUNK", 7)
+    monkeypatch.setattr("topic_explorer.pipeline.search.ranked.SIMILARITY_CHUNK", 7)
     assert np.allclose(similarities(vectors, vectors[3]), vectors @ vectors[3], atol=1e-6)
 
 
