@@ -12,7 +12,6 @@ import pandas as pd
 
 from topic_explorer.dashboard.launch import BUILD_ENV
 from topic_explorer.dashboard.logic.filters import ColumnFilter, column_filters
-from topic_explorer.dashboard.logic.latex import latex_to_text
 from topic_explorer.dashboard.logic.safetext import hover_html, preview
 from topic_explorer.pipeline.buildfolder.edits import edits_version
 from topic_explorer.pipeline.buildfolder.metadata import number_text, value_text
@@ -20,6 +19,7 @@ from topic_explorer.pipeline.buildfolder.read import read_build
 from topic_explorer.pipeline.buildfolder.schema import MANIFEST_FILE, Build
 from topic_explorer.pipeline.map.sample import draw_order, map_extent
 from topic_explorer.pipeline.settings import default_sample_build
+from topic_explorer.pipeline.text.latex import latex_to_text
 from topic_explorer.pipeline.view.identifiers import is_identifier, paper_link, search_text
 from topic_explorer.pipeline.view.levels import Level, laid_out_topics, levels, rows_by_topic
 

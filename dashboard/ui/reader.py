@@ -6,11 +6,11 @@ import numpy as np
 import streamlit as st
 
 from topic_explorer.dashboard.logic.data import Explorer
-from topic_explorer.dashboard.logic.latex import latex_to_text
 from topic_explorer.dashboard.logic.safetext import column_title, escape_markdown
 from topic_explorer.dashboard.ui import meaning
 from topic_explorer.dashboard.ui import selection as session
 from topic_explorer.pipeline.buildfolder.metadata import value_text
+from topic_explorer.pipeline.text.latex import latex_to_text
 from topic_explorer.pipeline.view.identifiers import link_host
 
 READER_KEY = "reader"  # the row of the paper being read

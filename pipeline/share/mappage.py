@@ -3,7 +3,8 @@
 Opened from a file, the page makes no request: Plotly's JavaScript and every paper are inside it, and its
 Content-Security-Policy forbids fetching anything. Titles, abstracts, labels and metadata are JSON inside a
 `<script type="application/json">` element, escaped so no text can end it (`embedded_json`), and the page
-shows them with `textContent` only; a paper's link is kept only when it is an http(s) address.
+shows them with `textContent` only; a paper's link is kept only when it is an http(s) address. Titles show
+their LaTeX as text (`$\\ell_1$` as "ℓ₁"), as the dashboard shows them.
 
 Size (measured, see benchmarks/map_page.py): a map draws at most `map_points()` papers (20,000; the
 dashboard's sample, and the page says so), and abstracts are kept whole while the drawn papers' abstracts
@@ -22,6 +23,7 @@ import pandas as pd
 from topic_explorer.pipeline.buildfolder.metadata import value_text
 from topic_explorer.pipeline.map.sample import drawn_rows, map_extent, map_points
 from topic_explorer.pipeline.share.selection import Selection
+from topic_explorer.pipeline.text.latex import latex_to_text
 from topic_explorer.pipeline.view.identifiers import is_identifier, paper_link
 
 TEMPLATE = "mappage.html"
@@ -88,7 +90,7 @@ def page_data(selection: Selection) -> dict:
             "y": [round(float(v), 5) for v in drawn["y"]],
             "topic": [int(t) for t in drawn["topic_id"]],
             "id": drawn["paper_id"].astype(str).tolist(),
-            "title": drawn["title"].astype(str).tolist(),
+            "title": [latex_to_text(title) for title in drawn["title"].astype(str)],  # as the dashboard shows them
             "abstract": abstracts,
             "link": _links(drawn, columns),
             "meta": [list(values) for values in zip(*(_texts(drawn[c]) for c in columns), strict=True)]

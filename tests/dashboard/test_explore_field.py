@@ -14,7 +14,6 @@ from streamlit.testing.v1 import AppTest
 from tests.dashboard.test_app import map_charts, paper_table, select_on_map, selected_count, shown_count, status
 from tests.dashboard.tinybuild import XSS
 from tests.sample_groups import FEDERATED, NAMED, PAPERS
-from topic_explorer.dashboard.logic.latex import latex_to_text
 from topic_explorer.dashboard.logic.maplabels import LABEL_CHARS, LINE_CHARS
 from topic_explorer.dashboard.logic.safetext import shorten, two_lines
 from topic_explorer.dashboard.ui.curation import (
@@ -40,6 +39,7 @@ from topic_explorer.dashboard.ui.timeline import TIMELINE_KEY
 from topic_explorer.pipeline.buildfolder.edits import EDITS_FILE, read_edits
 from topic_explorer.pipeline.buildfolder.read import read_build
 from topic_explorer.pipeline.cli.main import main
+from topic_explorer.pipeline.text.latex import latex_to_text
 
 
 @pytest.fixture

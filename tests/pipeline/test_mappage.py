@@ -84,3 +84,17 @@ def test_the_page_is_titled_with_the_corpus_name_not_the_folder(tmp_path):
     out = write_build(tmp_path / "folder-name", papers, tiny_topics(), np.zeros((8, 4), np.float32), {"title": "Tiny"})
     data = page_data(select(read_build(out), np.arange(8)))
     assert data["title"] == "Tiny · 8 papers"
+
+
+def test_the_map_page_shows_the_titles_the_dashboard_shows(tmp_path):
+    from topic_explorer.dashboard.logic.data import load_explorer
+
+    titles = ["$\\ell_1$-regression with heavy tails", "L'\\'{e}cole d'\\'et\\'e", "costs $5 and $10"]
+    papers = tiny_papers()
+    papers["title"] = [*titles, *papers["title"].iloc[len(titles) :]]
+    path = write_build(tmp_path / "latex", papers, tiny_topics(), np.zeros((8, 4), np.float32), {})
+    drawn = page_data(select(read_build(path), np.arange(len(papers))))["papers"]
+    shown = dict(zip(drawn["id"], drawn["title"], strict=True))
+    dashboard = load_explorer(path)
+    assert shown == dict(zip(dashboard.ids, dashboard.titles, strict=True))
+    assert shown[papers["paper_id"].iloc[0]] == "ℓ₁-regression with heavy tails"

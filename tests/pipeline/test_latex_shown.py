@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from topic_explorer.dashboard.logic.latex import has_latex, latex_to_text
+from topic_explorer.pipeline.text.latex import has_latex, latex_to_text
 
 
 @pytest.mark.parametrize(
