@@ -29,7 +29,7 @@ from scipy import sparse
 from topic_explorer.pipeline.buildfolder.model import TopicModel
 from topic_explorer.pipeline.buildfolder.read import empty_hierarchy
 from topic_explorer.pipeline.cache.store import StageCache, read_frame, write_frame
-from topic_explorer.pipeline.describe.labels import theme_name
+from topic_explorer.pipeline.describe.labels import bound_words, generic_terms, theme_field, theme_name
 from topic_explorer.pipeline.describe.terms import TermCounts
 from topic_explorer.pipeline.describe.topics import describe_topics
 
@@ -119,7 +119,7 @@ def topic_hierarchy(
             )
         )
         previous = {int(t): int(g) for t, g in zip(topic_ids, node, strict=True)}
-    table = _named_themes(pd.concat(frames, ignore_index=True), topic_labels, sizes)
+    table = _named_themes(pd.concat(frames, ignore_index=True), topic_labels, sizes, counts, texts)
     return table.astype({"level": np.int64, "group_id": np.int64, "parent_id": np.int64})
 
 
@@ -159,11 +159,16 @@ def _topic_labels(
     return dict(zip(described["topic_id"].tolist(), described["label"].tolist(), strict=True))
 
 
-def _named_themes(table: pd.DataFrame, topic_labels: dict[int, str], sizes: dict[int, int]) -> pd.DataFrame:
+def _named_themes(
+    table: pd.DataFrame, topic_labels: dict[int, str], sizes: dict[int, int], counts: TermCounts, texts: list[str]
+) -> pd.DataFrame:
     """The groups renamed for what they hold (`labels.theme_name`), finest level first: a group's parts are its
-    groups one level finer (its topics at the finest level), each with its papers. A group of one part keeps that
-    part's name; a name its level already gave is replaced by the group's own label (described as a topic)."""
+    groups one level finer (its topics at the finest level), each with its papers, led by the name its topics share
+    (`labels.theme_field`, of its keywords). A group of one part keeps that part's name; a name its level already
+    gave is replaced by the group's own label (described as a topic)."""
     table = table.copy()
+    bound, generic = bound_words(texts), generic_terms(counts)
+    row_of = {int(t): row for row, t in enumerate(counts.topic_ids.tolist())}
     finest = int(table["level"].max())
     names: dict[tuple[int, int], str] = {}
     for level in range(finest, -1, -1):
@@ -179,7 +184,9 @@ def _named_themes(table: pd.DataFrame, topic_labels: dict[int, str], sizes: dict
                     (names[(level + 1, int(g))], sum(sizes.get(int(t), 0) for t in ids))
                     for g, ids in zip(finer["group_id"], finer["topic_ids"], strict=True)
                 ]
-            name = theme_name(parts) or str(table.at[row, "label"])
+            rows_here = [row_of[int(t)] for t in table.at[row, "topic_ids"] if int(t) in row_of]
+            field = theme_field(list(table.at[row, "keywords"]), counts, rows_here, bound, generic)
+            name = theme_name(parts, field) or str(table.at[row, "label"])
             if name.lower() in taken:
                 name = str(table.at[row, "label"])
             taken.add(name.lower())

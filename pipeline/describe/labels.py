@@ -50,6 +50,8 @@ DEFINING_REACH = 0.4  # ... and at least this share of the topic's papers use it
 COMPLETION_SHARE = 0.3  # a phrase completes a term when this share of the topic's papers using the term write it
 THEME_COVER = 0.6  # a theme is named for its largest parts until they hold this share of its papers ...
 THEME_PARTS = 3  # ... naming at most this many
+THEME_FIELD_REACH = 0.25  # a theme's field is a name at least this share of its papers use ...
+THEME_FIELD_SPREAD = 0.5  # ... as much in topics holding at least this share of its papers
 LONGER_USE = 0.6  # ... and a longer phrase holding it that this share of its users write completes it in turn
 MIN_COMPLETION_PAPERS = 2  # ... and at least this many (or all the topic's papers): one paper's phrase names no topic
 _NORMAL = re.compile(r"[\s-]+")
@@ -215,14 +217,52 @@ def make_labels(
     return labels
 
 
-def theme_name(parts: list[tuple[str, int]]) -> str:
+def theme_name(parts: list[tuple[str, int]], field: str = "") -> str:
     """A theme's name from the names of its parts, (name, papers): its largest parts until they hold `THEME_COVER` of
     its papers, at least two when it has two, at most `THEME_PARTS` ("3D reconstruction, video generation and MRI").
     A part's name counts for its first part ("LLMs and unlearning" -> "LLMs"), and not when it says no more than a
     part already named ("Time series" beside "Time series forecasting"); names sharing their last word share it once
-    ("Quantum and condensed matter physics")."""
+    ("Quantum and condensed matter physics"). `field`, the name its topics share (`theme_field`), leads the name
+    when no part named says it: "Vision: 3D reconstruction and video generation"."""
     if len(parts) == 1:
         return parts[0][0]  # the same group as its one part
+    listed = _theme_parts(parts)
+    if field and listed and not _stems(field) & _stems(listed):
+        return f"{_capitalise(field)}: {_lowered(listed)}"
+    return listed
+
+
+def theme_field(
+    keywords: list[str],
+    counts: TermCounts,
+    rows: list[int],
+    bound: BoundWords = BoundWords(frozenset(), frozenset()),
+    generic: frozenset[str] = frozenset(),
+) -> str:
+    """The name a theme's topics share, of its `keywords` (best first; its topics are `rows` of `counts`): the first
+    name (`is_name`) that `THEME_FIELD_REACH` of the theme's papers use, used that much in topics holding at least
+    `THEME_FIELD_SPREAD` of its papers, so that it names the whole theme, not its largest topic ("Quantum", "Robot
+    learning"); "" when none does."""
+    index = {term: i for i, term in enumerate(counts.terms)}
+    found = [(k, index[_normal(k)]) for k in keywords if _normal(k) in index and is_name(k, bound, generic)]
+    if not found:
+        return ""
+    sizes = counts.sizes[rows].astype(np.float64)
+    used = sparse.csr_matrix(counts.papers)[rows][:, [i for _, i in found]].toarray()  # [topics, names]
+    reach = used.sum(axis=0) / max(sizes.sum(), 1.0)
+    spread = (sizes[:, None] * (used >= THEME_FIELD_REACH * sizes[:, None])).sum(axis=0) / max(sizes.sum(), 1.0)
+    return next(
+        (
+            k
+            for (k, _), r, s in zip(found, reach, spread, strict=True)
+            if r >= THEME_FIELD_REACH and s >= THEME_FIELD_SPREAD
+        ),
+        "",
+    )
+
+
+def _theme_parts(parts: list[tuple[str, int]]) -> str:
+    """The names of a theme's largest parts, listed (`theme_name`)."""
     ordered = sorted(parts, key=lambda part: -part[1])
     total = sum(papers for _, papers in ordered)
     chosen: list[str] = []

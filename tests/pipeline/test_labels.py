@@ -15,6 +15,7 @@ from topic_explorer.pipeline.describe.labels import (
     is_name,
     make_labels,
     named_terms,
+    theme_field,
     theme_name,
 )
 from topic_explorer.pipeline.describe.terms import PaperTerms
@@ -270,3 +271,25 @@ def test_the_sample_names_its_five_as_a_reader_would(sample_build, name):
     holding = build.papers[build.papers["paper_id"].isin(NAMED[name].required)]["topic_id"].mode()[0]
     label = build.topics.set_index("topic_id").at[holding, "label"]
     assert re.search(RECOGNISED[name], label, re.IGNORECASE), f"{name}: {label!r}"
+
+
+def test_a_theme_is_led_by_the_name_its_topics_share_unless_a_part_says_it():
+    parts = [("Error correction", 50), ("Spin liquids", 40), ("Optics", 5)]
+    assert theme_name(parts, "quantum") == "Quantum: error correction and spin liquids"
+    assert theme_name([("Quantum error correction", 50), *parts[1:]], "quantum") == (
+        "Quantum error correction and spin liquids"
+    )
+
+
+def test_a_theme_s_field_is_a_name_most_of_its_topics_use():
+    abstracts = [
+        "Quantum circuits correct errors.",
+        "Quantum codes correct errors.",
+        "Quantum spin liquids order.",
+        "Quantum magnets and spin liquids.",
+        "Photonic chips guide light.",
+        "Robots grasp cups.",
+    ]
+    counts = _counts(abstracts, [0, 0, 1, 1, 2, 3])
+    assert theme_field(["errors", "quantum", "spin liquids"], counts, [0, 1, 2]) == "quantum"  # 4 of 5, two topics
+    assert theme_field(["errors", "spin liquids"], counts, [0, 1, 2]) == ""  # each in one topic only
