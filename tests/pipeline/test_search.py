@@ -18,6 +18,7 @@ from tests.sample_groups import FEDERATED, FEDERATED_LORA, PAPERS
 from topic_explorer.pipeline.buildfolder.read import read_build
 from topic_explorer.pipeline.cli.main import main
 from topic_explorer.pipeline.errors import UserError
+from topic_explorer.pipeline.ingest.corpus import load_corpus, sample_files
 from topic_explorer.pipeline.search.ranked import (
     best,
     check_query,
@@ -30,7 +31,9 @@ from topic_explorer.pipeline.search.ranked import (
     similarities,
     word_index,
 )
+from topic_explorer.pipeline.search.tokens import spellings, term, terms
 from topic_explorer.pipeline.search.word_index import WordIndex
+from topic_explorer.pipeline.text.clean import content_words
 
 
 def unit_rows(n: int, d: int = 8, seed: int = 0) -> np.ndarray:
@@ -115,6 +118,21 @@ def test_bm25_favours_rare_words_folds_plurals_and_skips_stop_words():
     by_rare = index.scores("clients model")
     assert int(np.argmax(by_rare)) == 0  # 'client' is in one paper, 'model' in all four
     assert (index.scores("the and of a") == 0).all()
+
+
+def test_search_matches_the_words_the_keywords_are_made_of():
+    """One tokenizer: a paper's words for search are the keywords' content words (plurals then folded)."""
+    for abstract in load_corpus(sample_files()).papers["abstract"]:
+        assert [s for s in spellings(abstract) if term(s)] == list(content_words(abstract))
+    expected = ["low", "rank", "adaptation", "lora", "model"]
+    assert terms("Low-rank adaptation of LoRA models: a novel approach") == expected
+
+
+def test_hyphenated_and_accented_words_find_their_papers_however_they_are_written():
+    index = WordIndex.build(["graph networks", "low rank adaptation", "an école normale study", "the cole conjecture"])
+    assert np.flatnonzero(index.scores("low-rank")).tolist() == [1]
+    assert np.flatnonzero(index.scores("École")).tolist() == [2]  # the word, not the letters after its accent
+    assert (index.scores("novel approach") == 0).all()  # academic filler finds nothing, as it names no topic
 
 
 def test_a_paper_with_the_query_word_repeated_scores_higher_but_not_without_bound():
