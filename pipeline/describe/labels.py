@@ -52,6 +52,7 @@ THEME_COVER = 0.6  # a theme is named for its largest parts until they hold this
 THEME_PARTS = 3  # ... naming at most this many
 THEME_FIELD_REACH = 0.25  # a theme's field is a name at least this share of its papers use ...
 THEME_FIELD_SPREAD = 0.5  # ... as much in topics holding at least this share of its papers
+THEME_FIELD_LIFT = 2.0  # ... and at least this many times the share of the corpus's papers using it
 LONGER_USE = 0.6  # ... and a longer phrase holding it that this share of its users write completes it in turn
 MIN_COMPLETION_PAPERS = 2  # ... and at least this many (or all the topic's papers): one paper's phrase names no topic
 _NORMAL = re.compile(r"[\s-]+")
@@ -227,7 +228,7 @@ def theme_name(parts: list[tuple[str, int]], field: str = "") -> str:
     if len(parts) == 1:
         return parts[0][0]  # the same group as its one part
     listed = _theme_parts(parts)
-    if field and listed and not _stems(field) & _stems(listed):
+    if field and listed and not _stems(field) & _stems(listed) and _initials(field) not in _stems(listed):
         return f"{_capitalise(field)}: {_lowered(listed)}"
     return listed
 
@@ -240,25 +241,30 @@ def theme_field(
     generic: frozenset[str] = frozenset(),
 ) -> str:
     """The name a theme's topics share, of its `keywords` (best first; its topics are `rows` of `counts`): the first
-    name (`is_name`) that `THEME_FIELD_REACH` of the theme's papers use, used that much in topics holding at least
-    `THEME_FIELD_SPREAD` of its papers, so that it names the whole theme, not its largest topic ("Quantum", "Robot
-    learning"); "" when none does."""
+    name (`is_name`) that `THEME_FIELD_REACH` of the theme's papers use, `THEME_FIELD_LIFT` times as often as the
+    corpus's papers do, and that much in at least two of its topics holding `THEME_FIELD_SPREAD` of its papers: it
+    names the whole theme, not its largest topic, and sets it apart ("Quantum"; not "Dataset", "Efficient");
+    "" when none does."""
     index = {term: i for i, term in enumerate(counts.terms)}
     found = [(k, index[_normal(k)]) for k in keywords if _normal(k) in index and is_name(k, bound, generic)]
     if not found:
         return ""
+    columns = [i for _, i in found]
+    papers = sparse.csr_matrix(counts.papers)
     sizes = counts.sizes[rows].astype(np.float64)
-    used = sparse.csr_matrix(counts.papers)[rows][:, [i for _, i in found]].toarray()  # [topics, names]
+    used = papers[rows][:, columns].toarray()  # [topics, names]
     reach = used.sum(axis=0) / max(sizes.sum(), 1.0)
-    spread = (sizes[:, None] * (used >= THEME_FIELD_REACH * sizes[:, None])).sum(axis=0) / max(sizes.sum(), 1.0)
-    return next(
-        (
-            k
-            for (k, _), r, s in zip(found, reach, spread, strict=True)
-            if r >= THEME_FIELD_REACH and s >= THEME_FIELD_SPREAD
-        ),
-        "",
-    )
+    corpus = np.asarray(papers[:, columns].sum(axis=0)).ravel() / max(float(counts.sizes.sum()), 1.0)
+    holding = used >= THEME_FIELD_REACH * sizes[:, None]
+    spread = (sizes[:, None] * holding).sum(axis=0) / max(sizes.sum(), 1.0)
+    shared = (reach >= THEME_FIELD_REACH) & (reach >= THEME_FIELD_LIFT * corpus) & (holding.sum(axis=0) >= 2)
+    return next((k for (k, _), ok, s in zip(found, shared, spread, strict=True) if ok and s >= THEME_FIELD_SPREAD), "")
+
+
+def _initials(name: str) -> str:
+    """'large language models' -> 'llm', the stem of the acronym a part may carry ("LLMs"); "" for one word."""
+    words = _normal(name).split()
+    return "".join(w[0] for w in words) if len(words) > 1 else ""
 
 
 def _theme_parts(parts: list[tuple[str, int]]) -> str:

@@ -288,8 +288,9 @@ def test_a_theme_s_field_is_a_name_most_of_its_topics_use():
         "Quantum spin liquids order.",
         "Quantum magnets and spin liquids.",
         "Photonic chips guide light.",
-        "Robots grasp cups.",
+        *[f"Robots grasp cups number {i}." for i in range(6)],
     ]
-    counts = _counts(abstracts, [0, 0, 1, 1, 2, 3])
+    counts = _counts(abstracts, [0, 0, 1, 1, 2, *[3] * 6])
     assert theme_field(["errors", "quantum", "spin liquids"], counts, [0, 1, 2]) == "quantum"  # 4 of 5, two topics
     assert theme_field(["errors", "spin liquids"], counts, [0, 1, 2]) == ""  # each in one topic only
+    assert theme_field(["robots", "quantum"], counts, [2, 3]) == ""  # the robots are one topic
