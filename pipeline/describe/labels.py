@@ -40,7 +40,6 @@ BOUND_SHARE = 0.75  # a word written before (after) another content word this of
 MIN_BOUND_USES = 3  # ... when the corpus uses it at least this often
 MIN_NAME_SHARE = 0.5  # a name scoring under this share of the topic's best term says less than that term
 LONGER_NAME_WINS = 0.8  # a name gives way to a longer name containing it that scores at least this share of it
-PHRASE_OVER_WORD = 0.75  # a single word gives way to a phrase scoring at least this share of it
 MIN_ACRONYM_ALONE = 3  # "RLHF" and "LoRA" may stand for their long forms and alone; "FL", "RL", "3D" may not
 BOUND_SAMPLE = 2000  # abstracts read for those statistics: enough, and cheap at 20k papers
 DEFINING_SHARE = (
@@ -312,9 +311,8 @@ def _lowered(name: str) -> str:
 
 def _longer_first(terms: list[tuple[str, float]], bound: BoundWords, generic: frozenset[str]) -> list[str]:
     """The names among `terms` (`is_name`, scoring at least `MIN_NAME_SHARE` of the best term), best first, except
-    that a name gives way to a longer name containing it that scores nearly as well (`LONGER_NAME_WINS`: "agents" to
-    "web agents"), and a single word to the best phrase scoring at least `PHRASE_OVER_WORD` of it ("Representation
-    learning", not "Features")."""
+    that a name gives way to a longer name containing it that scores nearly as well (`LONGER_NAME_WINS`): "agents"
+    to "web agents", "attacks" to "jailbreak attacks"."""
     floor = MIN_NAME_SHARE * max((score for _, score in terms), default=0.0)
     names = [(t, score) for t, score in terms if score >= floor and is_name(t, bound, generic)]
     ordered: list[str] = []
@@ -328,12 +326,6 @@ def _longer_first(terms: list[tuple[str, float]], bound: BoundWords, generic: fr
             if t != term and t not in ordered and inside in f" {_normal(t)} " and s >= LONGER_NAME_WINS * score
         ]
         ordered += [*longer[:1], term]
-    if ordered and " " not in _normal(ordered[0]) and not _is_acronym(ordered[0]):
-        best = dict(names)[ordered[0]]
-        phrase = next((t for t, s in names if " " in _normal(t) and s >= PHRASE_OVER_WORD * best), None)
-        if phrase:
-            ordered.remove(phrase)
-            ordered.insert(0, phrase)
     return ordered
 
 

@@ -135,16 +135,6 @@ def test_a_phrase_inside_an_acronym_s_long_form_gives_way_to_the_acronym_its_top
     assert named[1] == [("low rank", 0.9)]  # no LoRA here: the low-rank RNNs keep their phrase
 
 
-def test_a_phrase_names_a_topic_before_a_single_word_scoring_not_much_more():
-    naming = [
-        _scored("features", "causal", "representation learning"),  # the phrase scores 0.8 of the word
-        _scored("quantization", "bits", "low", "weights", "edge devices"),  # the phrase scores 0.6 of the word
-        _scored("GANs", "generative models"),  # an acronym is the field's own name
-    ]
-    labels = make_labels(naming, bound=BOUND)
-    assert labels == ["Representation learning", "Quantization", "GANs"]
-
-
 def test_a_theme_is_named_for_its_largest_parts():
     assert theme_name([("Quantum physics", 50), ("Condensed matter physics", 40), ("Optics", 5)]) == (
         "Quantum and condensed matter physics"
