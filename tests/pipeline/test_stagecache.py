@@ -240,3 +240,18 @@ def test_keys_tell_apart_inputs_that_only_concatenate_alike_or_differ_in_type():
     assert digest(1) != digest(1.0) != digest("1")
     assert digest({"a": 1, "b": 2}) == digest({"b": 2, "a": 1})
     assert digest(pd.DataFrame({"a": [1]})) != digest(pd.DataFrame({"b": [1]}))
+
+
+def test_the_code_version_digests_every_module_of_the_pipeline_not_only_the_cache_package(monkeypatch):
+    pipeline = Path(stagecache.__file__).resolve().parents[1]
+    read = []
+    read_bytes = Path.read_bytes
+    monkeypatch.setattr(Path, "read_bytes", lambda path: read.append(path) or read_bytes(path))
+    stagecache.code_version.cache_clear()
+    try:
+        stagecache.code_version()
+    finally:
+        stagecache.code_version.cache_clear()
+    digested = {path.relative_to(pipeline).as_posix() for path in read}
+    assert "fit/topics.py" in digested
+    assert "cache/store.py" in digested
