@@ -1,13 +1,12 @@
-"""Our clustering as BERTopic's `hdbscan_model`: named topics first, then Ward's tree over UMAP's graph.
+"""Our clustering as BERTopic's `hdbscan_model`: named topics first, then the consensus of Leiden views.
 
 BERTopic accepts any clustering model with `fit` and `labels_`. This one takes the embeddings whole
 (BERTopic's `umap_model` is `BaseDimensionalityReduction()`, which passes them through) and reduces them
 itself: UMAP's fuzzy graph over exact shared neighbours, blended with the same graph over the papers' words
-and phrases (their TF-IDF rows, given beside the embeddings), laid out spectrally (`pipeline.fit.reduce`),
-and cut from Ward's tree over that layout (`pipeline.fit.clusters`). It then does what
-BERTopic's `reduce_outliers(strategy="embeddings")` does, in the same fit: each paper in a group too small
-to be a topic joins the topic whose papers' centre is closest, unless `keep_outliers` keeps the ones that
-fit it poorly in topic -1.
+and phrases (their TF-IDF rows, given beside the embeddings), clustered by `pipeline.fit.clusters`. It then
+does what BERTopic's `reduce_outliers(strategy="embeddings")` does, in the same fit: each paper in a group too
+small to be a topic joins the topic whose papers' centre is closest, unless `keep_outliers` keeps the ones that
+fit it poorly in topic -1; from `SMALL_CORPUS` papers on, every paper then settles in its nearest centre's topic.
 """
 
 from __future__ import annotations
@@ -19,7 +18,7 @@ from scipy import sparse
 
 from topic_explorer.pipeline.buildfolder.model import TopicModel, assign
 from topic_explorer.pipeline.errors import UserError
-from topic_explorer.pipeline.fit.clusters import TopicParameters, find_clusters, topic_count
+from topic_explorer.pipeline.fit.clusters import SMALL_CORPUS, TopicParameters, find_clusters, settle, topic_count
 from topic_explorer.pipeline.fit.reduce import Neighbours, nearest_neighbours, neighbour_graph
 from topic_explorer.pipeline.timing import StageTimer
 
@@ -74,9 +73,14 @@ class TopicClusters:
         # A paper left out of the clusters joins the nearest clustered topic: a named topic keeps exactly the
         # papers its name took (a drug-screening paper is not RLHF because it sits nearer RLHF than the rest).
         clustered = np.where(labels >= len(matched), labels, -1)
-        joined = assign(X[self.left_out_], TopicModel.fit(X, clustered if (clustered >= 0).any() else labels))
-        labels[self.left_out_] = joined.topic_id
-        self.fits_poorly_[self.left_out_] = joined.fits_poorly
+        labels[self.left_out_] = assign(
+            X[self.left_out_], TopicModel.fit(X, clustered if (clustered >= 0).any() else labels)
+        ).topic_id
+        if len(rest) >= SMALL_CORPUS and (clustered >= 0).any():
+            with self.timer.stage("cluster"):
+                words = None if self.lexical is None or not params.lexical_weight else self.lexical[rest]
+                labels[rest] = len(matched) + settle(X[rest], labels[rest] - len(matched), words)
+        self.fits_poorly_[self.left_out_] = assign(X[self.left_out_], TopicModel.fit(X, labels)).fits_poorly
         if self.keep_outliers:
             labels[self.fits_poorly_] = -1
         self.labels_ = labels

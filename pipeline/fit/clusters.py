@@ -1,18 +1,18 @@
-"""Find groups of papers that a slightly different pile of papers would find too: a consensus of Ward views.
+"""Find groups of papers that a slightly different pile of papers would find too: a consensus of Leiden views,
+settled on the topics' centres.
 
 Every step is deterministic (same vectors, same topics, whatever the seed), but determinism is not robustness:
 one Ward tree over the graph's spectral layout, cut at a fixed count, redrew many topics when 10% of the papers
-were dropped (ARI 0.37-0.56 between builds of two random 90% subsets of 5,000 papers). So the topics are the
-consensus of many such views:
+were dropped (ARI 0.37-0.56 between builds of two random 90% subsets of 5,000 papers). So:
 - UMAP's fuzzy neighbour graph over exact cosine neighbours (`reduce.neighbour_graph`), blended with the same
   graph over the papers' words and phrases (`LEXICAL_WEIGHT`);
-- `CONSENSUS_VIEWS` views, each of a seeded random `CONSENSUS_SHARE` of the papers, each cut from Ward's tree
-  over its own spectral layout (`fastcluster`) at a count spread around the asked one (`VIEW_SPREAD`);
-- each graph edge weighted by how often the views that hold both its papers put them in one topic
-  (`edge_agreement`), and that consensus graph cut into a corpus-sized number of topics (`choose_parameters`)
-  by Leiden's communities (`leidenalg`, seeded), at the resolution that gives that many;
+- `CONSENSUS_VIEWS` views, each Leiden's communities (`leidenalg`, seeded) of a seeded random `CONSENSUS_SHARE`
+  of the papers, at the resolution that gives the corpus-sized number of topics (`choose_parameters`);
+- each graph edge weighted by how often the views that hold both its papers put them in one community
+  (`edge_agreement`), and that consensus graph cut by Leiden into that many topics;
 - a topic of more than `MAX_TOPIC_SHARE` of a corpus of `SPLIT_FROM` papers or more split by Leiden on its own
-  papers; groups smaller than the smallest topic are left out and each of their papers joins its nearest topic.
+  papers; groups smaller than the smallest topic are left out and each of their papers joins its nearest topic
+  (`cluster_model`), and then every paper settles in the topic whose centre is nearest (`settle`).
 Below `SMALL_CORPUS` papers (topics of 2-5 papers, which most resamples would break) one Ward view of every paper
 is the clustering. Measured against stock BERTopic and the labels of the shared corpora:
 benchmarks/quality_scorecard.py, docs/benchmarks.md.
@@ -24,6 +24,7 @@ from dataclasses import asdict, dataclass, replace
 
 import numpy as np
 from scipy import sparse
+from sklearn.preprocessing import normalize
 
 from topic_explorer.pipeline.fit.reduce import spectral_layout
 from topic_explorer.pipeline.settings import BuildSettings
@@ -38,15 +39,17 @@ TOPICS_POWER = 0.24  # 38-paper sample, 24 for 1,000 papers, 36 for 5,000, 49 fo
 LEXICAL_WEIGHT = 0.2
 MAX_TOPIC_SHARE = 0.10  # no finest topic holds more of a corpus of SPLIT_FROM papers or more ...
 SPLIT_FROM = 1000  # ... unless its papers are one dense group (see module docstring)
-# The consensus (`edge_agreement`): views, each of a random share of the papers, cut at counts spread around the
-# asked one. Measured on four shared corpora of 5,000 papers (docs/benchmarks.md): 24 views gained little stability
-# for twice the cost; views of 70% of the papers lost stability; Leiden views instead of Ward's lost NMI.
-CONSENSUS_VIEWS = 12
-CONSENSUS_SHARE = 0.85
-VIEW_SPREAD = (0.7, 1.4)
-AGREEMENT_POWER = 2  # an edge's weight in the consensus: its weight times its agreement squared
+# The consensus (`edge_agreement`): views, each Leiden's communities of a random share of the papers. Measured on
+# four shared corpora of 5,000 papers (docs/benchmarks.md): Ward views cut at counts around the asked one gave
+# less stable topics (resampling ARI 0.51-0.60) than Leiden views with `settle` after them.
+CONSENSUS_VIEWS = 20
+CONSENSUS_SHARE = 0.9
+VIEWS_MISS = 2  # the views' resolution gives the asked number of communities, give or take this many
+SETTLE_STEPS = 100  # Lloyd's steps at most after the graph's topics (`settle`) ...
+SETTLE_WORDS_WEIGHT = 0.5  # ... and the words' share of a paper's closeness to a centre there
 RESOLUTION_RANGE = (0.02, 50.0)  # Leiden's resolutions searched for the asked number of communities ...
-RESOLUTION_STEPS = 20  # ... in this many bisection steps at most
+RESOLUTION_STEPS = 20  # ... in this many bisection steps at most; the consensus graph's within a factor of ...
+RESOLUTION_NEAR = 4.0  # ... the one found for the graph (its weights are the graph's, times their agreement)
 
 
 @dataclass(frozen=True)
@@ -82,74 +85,121 @@ def find_clusters(graph, params: TopicParameters) -> np.ndarray:
     """Every paper's topic (-1: in a group too small to be one), numbered by first paper, from UMAP's neighbour
     graph (`reduce.neighbour_graph`).
 
-    From `SMALL_CORPUS` papers on: the consensus of `CONSENSUS_VIEWS` Ward views of resampled papers
-    (`edge_agreement`), cut into `params.n_topics` communities by Leiden, then the size rules (`_size_rules`).
-    Below it, topics of 2-5 papers would lose a paper in most resamples: one Ward view of every paper.
+    From `SMALL_CORPUS` papers on: Leiden's communities of the consensus graph (`edge_agreement` over views of
+    resampled papers), as many as asked, then the size rules (`_size_rules`). Below it, topics of 2-5 papers
+    would lose a paper in most resamples: one Ward view of every paper.
     """
     if graph.shape[0] < SMALL_CORPUS:
         return _by_first_paper(_ward_view(graph, params))
-    consensus = graph.multiply(edge_agreement(graph, params)).tocsr()
+    resolution, _ = leiden_communities(graph, params.n_topics, params.min_topic_size, miss=VIEWS_MISS)
+    consensus = graph.multiply(edge_agreement(graph, resolution)).tocsr()
     consensus.eliminate_zeros()
-    labels = leiden_communities(consensus, params.n_topics, params.min_topic_size)
+    _, labels = leiden_communities(consensus, params.n_topics, params.min_topic_size, near=resolution)
     return _by_first_paper(_size_rules(consensus, labels, params))
 
 
-def edge_agreement(graph, params: TopicParameters) -> sparse.csr_matrix:
-    """For each edge of the graph, the share of the views holding both its papers that put them in one topic
-    (raised to `AGREEMENT_POWER`, so edges the views disagree on weigh little).
+def edge_agreement(graph, resolution: float) -> sparse.csr_matrix:
+    """For each edge of the graph, the share of the views holding both its papers that put them in one community.
 
-    View v clusters a seeded random `CONSENSUS_SHARE` of the papers (`_ward_view`), into `VIEW_SPREAD` times as
-    many topics as asked (from the low end to the high end over the views): an edge that stays inside a topic
-    whichever papers came in, at whichever resolution, is one a 10% different corpus would keep.
+    View v is Leiden's communities (seed v, at `resolution`) of a seeded random `CONSENSUS_SHARE` of the papers:
+    an edge that stays inside a community whichever papers came in, and whichever way Leiden's moves ran, is one
+    a 10% different corpus would keep.
     """
     n = graph.shape[0]
+    network = _network(graph)
     upper = sparse.triu(graph, k=1).tocoo()
     together = np.zeros(len(upper.data))
     both = np.zeros(len(upper.data))
     rng = np.random.default_rng(0)
-    for factor in np.geomspace(*VIEW_SPREAD, CONSENSUS_VIEWS):
+    for view in range(CONSENSUS_VIEWS):
         keep = np.sort(rng.choice(n, max(2, int(CONSENSUS_SHARE * n)), replace=False))
-        topic = np.full(n, -2, dtype=np.int64)  # -2: not in this view; -1: in it, in no topic
-        view = replace(params, n_topics=max(1, round(params.n_topics * factor)))
-        topic[keep] = _ward_view(graph[keep][:, keep], view)
-        a, b = topic[upper.row], topic[upper.col]
-        present = (a != -2) & (b != -2)
+        community = np.full(n, -1, dtype=np.int64)  # -1: not in this view
+        community[keep] = _leiden(network.induced_subgraph(keep.tolist()), resolution, seed=view)
+        a, b = community[upper.row], community[upper.col]
+        present = (a >= 0) & (b >= 0)
         both += present
-        together += present & (a == b) & (a >= 0)
-    share = (together / np.maximum(both, 1)) ** AGREEMENT_POWER
+        together += present & (a == b)
+    share = together / np.maximum(both, 1)
     agreement = sparse.coo_matrix((share, (upper.row, upper.col)), shape=(n, n))
     return (agreement + agreement.T).tocsr()
 
 
-def leiden_communities(graph, n_topics: int, min_size: int) -> np.ndarray:
-    """Leiden's communities of the weighted graph (modularity with a resolution, seeded: deterministic), at the
-    resolution that gives `n_topics` communities of `min_size` papers or more (bisection; the nearest count when
-    none gives it exactly)."""
-    import igraph
-    import leidenalg
-
-    upper = sparse.triu(graph, k=1).tocoo()
-    network = igraph.Graph(n=graph.shape[0], edges=np.column_stack([upper.row, upper.col]).tolist())
-
-    def communities(at: float) -> np.ndarray:
-        found = leidenalg.find_partition(
-            network, leidenalg.RBConfigurationVertexPartition, weights=upper.data.tolist(),
-            resolution_parameter=at, seed=0,
-        )  # fmt: skip
-        return np.asarray(found.membership, dtype=np.int64)
-
-    low, high = RESOLUTION_RANGE
+def leiden_communities(
+    graph, n_topics: int, min_size: int, near: float | None = None, miss: int = 0
+) -> tuple[float, np.ndarray]:
+    """Leiden's communities of the weighted graph, and the resolution that gave them: the one whose count of
+    communities of `min_size` papers or more is `n_topics`, or `miss` from it (bisection over `RESOLUTION_RANGE`,
+    or within a factor `RESOLUTION_NEAR` of `near`; the nearest count when none does, the coarser on ties)."""
+    network = _network(graph)
+    low, high = RESOLUTION_RANGE if near is None else (near / RESOLUTION_NEAR, near * RESOLUTION_NEAR)
     best, best_miss = None, None
-    for _ in range(RESOLUTION_STEPS):  # keep the labels whose count of topics came nearest, the coarser on ties
+    for _ in range(RESOLUTION_STEPS):
         middle = np.sqrt(low * high)
-        labels = communities(middle)
+        labels = _leiden(network, middle)
         found = int((np.bincount(labels) >= min_size).sum())
         if best_miss is None or abs(found - n_topics) < best_miss:
-            best, best_miss = labels, abs(found - n_topics)
-        if found == n_topics:
+            best, best_miss = (middle, labels), abs(found - n_topics)
+        if abs(found - n_topics) <= miss:
             break
         low, high = (middle, high) if found < n_topics else (low, middle)
     return best
+
+
+def _network(graph):
+    """The weighted igraph of a symmetric sparse graph, built once for all the Leiden runs on it."""
+    import igraph
+
+    upper = sparse.triu(graph, k=1).tocoo()
+    network = igraph.Graph(n=graph.shape[0], edges=np.column_stack([upper.row, upper.col]).tolist())
+    network.es["weight"] = upper.data.tolist()
+    return network
+
+
+def _leiden(network, resolution: float, seed: int = 0) -> np.ndarray:
+    """Leiden's communities (modularity with a resolution; seeded, so deterministic) of a weighted igraph."""
+    import leidenalg
+
+    found = leidenalg.find_partition(
+        network, leidenalg.RBConfigurationVertexPartition, weights="weight", resolution_parameter=resolution, seed=seed
+    )
+    return np.asarray(found.membership, dtype=np.int64)
+
+
+def settle(vectors: np.ndarray, labels: np.ndarray, words=None, steps: int = SETTLE_STEPS) -> np.ndarray:
+    """Topics 0..k-1 of every paper (none left out) after Lloyd's steps from them: each paper moved to the topic
+    whose centre is nearest (`nearest_centres`) until none moves; numbered by first paper again.
+
+    A graph cut draws a topic's edge paper by paper, and dropping a tenth of the papers redrew those edges; a
+    centre, an average over hundreds of papers, barely moves, so edges drawn between centres stay. `words` (each
+    paper's unit TF-IDF row, or None) puts the words in the centres beside the meanings, as the graph does: on
+    meanings alone 20 Newsgroups lost 0.03 NMI (docs/benchmarks.md). The graph's topics are kept when settling
+    would give a topic more than `MAX_TOPIC_SHARE` of a corpus of `SPLIT_FROM` papers or more.
+    """
+    units = normalize(vectors)
+    settled = labels
+    for _ in range(steps):
+        moved = nearest_centres(units, settled, words)
+        if (moved == settled).all():
+            break
+        settled = moved
+    if len(labels) >= SPLIT_FROM and np.bincount(settled).max() > MAX_TOPIC_SHARE * len(labels):
+        return labels
+    return _by_first_paper(settled)
+
+
+def nearest_centres(units: np.ndarray, labels: np.ndarray, words=None) -> np.ndarray:
+    """Each paper's nearest topic centre (labels >= 0): cosine over the unit vectors, or, with `words`, that and
+    the cosine over the words' rows weighed `SETTLE_WORDS_WEIGHT`."""
+    topics = np.unique(labels[labels >= 0])
+    rows = np.flatnonzero(labels >= 0)
+    members = sparse.csr_matrix(
+        (np.ones(len(rows)), (np.searchsorted(topics, labels[rows]), rows)), shape=(len(topics), len(labels))
+    )
+    similarity = units @ normalize(members @ units).T
+    if words is not None:
+        lexical = (words @ normalize(members @ words).T).toarray()
+        similarity = (1 - SETTLE_WORDS_WEIGHT) * similarity + SETTLE_WORDS_WEIGHT * lexical
+    return topics[similarity.argmax(axis=1)]
 
 
 def _size_rules(graph, labels: np.ndarray, params: TopicParameters) -> np.ndarray:
@@ -166,7 +216,7 @@ def _size_rules(graph, labels: np.ndarray, params: TopicParameters) -> np.ndarra
     while queue:
         topic = queue.pop()
         rows = np.flatnonzero(labels == topic)
-        parts = leiden_communities(graph[rows][:, rows], 2, params.min_topic_size)
+        _, parts = leiden_communities(graph[rows][:, rows], 2, params.min_topic_size)
         part_sizes = np.bincount(parts)
         if (part_sizes >= params.min_topic_size).sum() < 2:
             continue  # one dense group

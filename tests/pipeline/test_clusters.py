@@ -117,21 +117,62 @@ def test_a_tenth_fewer_papers_redraws_no_topic():
 
 
 def test_the_consensus_keeps_what_most_views_agree_on():
-    """A graph of two cliques joined by one edge: the views that keep the cliques apart (all but those cut into a
-    single topic) outvote the rest, so that edge's agreement is low, where most clique edges agree fully."""
+    """A graph of two cliques joined by one edge: every view keeps the cliques apart, so that edge's agreement is
+    0, where the clique edges agree fully."""
     from scipy import sparse
 
-    from topic_explorer.pipeline.fit.clusters import edge_agreement
+    from topic_explorer.pipeline.fit.clusters import edge_agreement, leiden_communities
 
     blocks = sparse.block_diag([np.ones((150, 150)), np.ones((150, 150))]).tolil()
     blocks[0, 150] = blocks[150, 0] = 1.0
     graph = sparse.csr_matrix(blocks)
     graph.setdiag(0)
     graph.eliminate_zeros()
-    agreement = edge_agreement(graph, TopicParameters(15, 5, 2, 5))
+    resolution, _ = leiden_communities(graph, 2, 5)
+    agreement = edge_agreement(graph, resolution)
     within = np.concatenate([agreement[:150, :150].data, agreement[150:, 150:].data])
     assert agreement[0, 150] < 0.1
     assert np.median(within) == 1.0
+
+
+def test_settled_topics_are_where_add_would_put_each_paper():
+    """From 200 papers on, every paper ends in the topic whose centre is nearest: without words in the graph,
+    `assign`, the rule `add` uses, gives every paper of the build its own topic back."""
+    from topic_explorer.pipeline.buildfolder.model import TopicModel, assign
+
+    rng = np.random.default_rng(11)
+    vectors = groups_of(rng, np.eye(32)[:4] + 0.6 * np.eye(32)[4], 80, 0.25)  # four overlapping groups
+    labels = clusters_of(vectors).labels_
+    assert len(set(labels.tolist())) >= 3
+    np.testing.assert_array_equal(assign(vectors, TopicModel.fit(vectors, labels)).topic_id, labels)
+
+
+def test_settling_moves_a_paper_drawn_into_the_wrong_topic_and_numbers_topics_by_first_paper():
+    from topic_explorer.pipeline.fit.clusters import settle
+
+    rng = np.random.default_rng(2)
+    vectors = groups_of(rng, np.eye(32)[:2], 50, 0.05)
+    drawn = np.repeat([1, 0], 50)
+    drawn[3] = 0  # the graph put paper 3 with the second group
+    assert settle(vectors, drawn).tolist() == [0] * 50 + [1] * 50
+
+
+def test_settling_weighs_the_words_beside_the_meanings():
+    """100 papers whose vectors are noise around one point, written in two vocabularies, drawn with two papers on
+    the wrong side: their words bring them back, where the meanings alone cannot tell the sides apart."""
+    from scipy import sparse
+
+    from topic_explorer.pipeline.fit.clusters import settle
+
+    rng = np.random.default_rng(4)
+    vectors = groups_of(rng, [np.eye(32)[0]], 100, 0.5)
+    words = np.zeros((100, 40))
+    for paper in range(100):
+        words[paper, rng.choice(20, size=6, replace=False) + 20 * (paper >= 50)] = 1.0
+    words = sparse.csr_matrix(words / np.linalg.norm(words, axis=1, keepdims=True))
+    drawn = np.repeat([0, 1], 50)
+    drawn[[7, 70]] = [1, 0]
+    assert settle(vectors, drawn, words).tolist() == [0] * 50 + [1] * 50
 
 
 def test_groups_too_small_for_a_topic_are_left_out_and_join_their_nearest_topic():
