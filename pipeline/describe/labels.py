@@ -15,11 +15,14 @@ lists:
   the topic's papers write it in, as does a phrase the corpus mostly continues ("low-rank" -> "low-rank
   adaptation") (`named_terms`);
 - a term the corpus abbreviates takes the acronym the field uses ("low rank adaptation" -> "LoRA", "human
-  feedback" -> "RLHF"), and an acronym label carries its long form where it fits ("LoRA (low-rank adaptation)");
+  feedback" -> "RLHF"), as does a phrase inside the acronym's long form that the topic writes less often than the
+  acronym ("low-rank" -> "LoRA"), and an acronym label carries its long form where it fits ("LoRA (low-rank
+  adaptation)");
 - a term labels the topic where it weighs most, and labels are distinct within a set of topics.
 A label is one name of 1-5 words; a topic whose best name another topic owns pairs it with its own best
 name sharing no word with it ("LLMs and unlearning"), never with an echo of it ("Privacy and private").
-A theme (a group of the topic tree) is named for its largest parts (`theme_name`).
+A theme (a group of the topic tree) is named for its largest parts (`theme_name`), led by the name its topics
+share where one sets it apart (`theme_field`).
 """
 
 from __future__ import annotations
