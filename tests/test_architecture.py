@@ -16,3 +16,17 @@ def test_no_cycles_the_cli_on_top_the_build_folder_at_the_bottom_and_the_pipelin
     )  # fmt: skip
     assert checked.returncode == 0, checked.stdout + checked.stderr
     assert "6 kept, 0 broken" in checked.stdout
+
+
+def test_every_package_folder_ships_in_the_wheel():
+    """pyproject.toml lists the packages by hand (its folders install under `topic_explorer.`): a folder a move
+    creates must join the list, or an installed copy fails to import it."""
+    import tomllib
+
+    listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
+    folders = {
+        "topic_explorer." + ".".join(init.parent.relative_to(ROOT).parts)
+        for top in ("pipeline", "dashboard")
+        for init in (ROOT / top).rglob("__init__.py")
+    }
+    assert folders - listed == set()
