@@ -29,8 +29,9 @@ from scipy import sparse
 from topic_explorer.pipeline.buildfolder.model import TopicModel
 from topic_explorer.pipeline.buildfolder.read import empty_hierarchy
 from topic_explorer.pipeline.cache.store import StageCache, read_frame, write_frame
-from topic_explorer.pipeline.describe.labels import bound_words, generic_terms, theme_field, theme_name
+from topic_explorer.pipeline.describe.labels import bound_words, generic_terms
 from topic_explorer.pipeline.describe.terms import TermCounts
+from topic_explorer.pipeline.describe.theme_names import theme_field, theme_name
 from topic_explorer.pipeline.describe.topics import describe_topics
 
 LEVEL_SHRINK = 2.0  # each coarser level has about this many times fewer groups
@@ -162,9 +163,9 @@ def _topic_labels(
 def _named_themes(
     table: pd.DataFrame, topic_labels: dict[int, str], sizes: dict[int, int], counts: TermCounts, texts: list[str]
 ) -> pd.DataFrame:
-    """The groups renamed for what they hold (`labels.theme_name`), finest level first: a group's parts are its
+    """The groups renamed for what they hold (`theme_names.theme_name`), finest level first: a group's parts are its
     groups one level finer (its topics at the finest level), each with its papers, led by the name its topics share
-    (`labels.theme_field`, of its keywords). A group of one part keeps that part's name; a name its level already
+    (`theme_names.theme_field`, of its keywords). A group of one part keeps that part's name; a name its level already
     gave is replaced by the group's own label (described as a topic)."""
     table = table.copy()
     bound, generic = bound_words(texts), generic_terms(counts)

@@ -21,8 +21,7 @@ lists:
 - a term labels the topic where it weighs most, and labels are distinct within a set of topics.
 A label is one name of 1-5 words; a topic whose best name another topic owns pairs it with its own best
 name sharing no word with it ("LLMs and unlearning"), never with an echo of it ("Privacy and private").
-A theme (a group of the topic tree) is named for its largest parts (`theme_name`), led by the name its topics
-share where one sets it apart (`theme_field`).
+A theme (a group of the topic tree) is named from these labels in `theme_names`.
 """
 
 from __future__ import annotations
@@ -50,11 +49,6 @@ DEFINING_SHARE = (
 )
 DEFINING_REACH = 0.4  # ... and at least this share of the topic's papers use it ("Quantization"; not "Time", "Data")
 COMPLETION_SHARE = 0.3  # a phrase completes a term when this share of the topic's papers using the term write it
-THEME_COVER = 0.6  # a theme is named for its largest parts until they hold this share of its papers ...
-THEME_PARTS = 3  # ... naming at most this many
-THEME_FIELD_REACH = 0.25  # a theme's field is a name at least this share of its papers use ...
-THEME_FIELD_SPREAD = 0.5  # ... as much in topics holding at least this share of its papers
-THEME_FIELD_LIFT = 2.0  # ... and at least this many times the share of the corpus's papers using it
 LONGER_USE = 0.6  # ... and a longer phrase holding it that this share of its users write completes it in turn
 MIN_COMPLETION_PAPERS = 2  # ... and at least this many (or all the topic's papers): one paper's phrase names no topic
 _NORMAL = re.compile(r"[\s-]+")
@@ -110,7 +104,7 @@ def named_terms(
     """
     parts = {}  # phrase -> the acronym whose long form holds it (stop words break long forms into phrases)
     for acronym, long_form in (acronyms or {}).items():
-        words = _normal(long_form).split()
+        words = normal_words(long_form).split()
         for start in range(len(words) - 1):
             for stop in range(start + 2, len(words) + (start > 0)):
                 parts.setdefault(" ".join(words[start:stop]), acronym.lower())
@@ -178,11 +172,11 @@ def expanded(label: str, expansions: dict[str, str]) -> str:
     long_form = expansions.get(label) or expansions.get(label[:-1] if label.endswith("s") else label)
     if (
         not long_form
-        or not _is_acronym(label)
-        or len(label.split()) + len(_normal(long_form).split()) > MAX_LABEL_WORDS
+        or not is_acronym(label)
+        or len(label.split()) + len(normal_words(long_form).split()) > MAX_LABEL_WORDS
     ):
         return label
-    words = ["-".join(p if _is_acronym(p) else p.lower() for p in w.split("-")) for w in long_form.split()]
+    words = ["-".join(p if is_acronym(p) else p.lower() for p in w.split("-")) for w in long_form.split()]
     return f"{label} ({' '.join(words)}{'s' if label.endswith('s') and not words[-1].endswith('s') else ''})"
 
 
@@ -201,115 +195,23 @@ def make_labels(
     form, which follows an acronym label (`expanded`); `bound` holds the corpus's modifiers and heads
     (`bound_words`) and `generic` its generic terms (`generic_terms`).
     """
-    short = {_normal(long): acronym for acronym, long in (acronyms or {}).items()}
+    short = {normal_words(long): acronym for acronym, long in (acronyms or {}).items()}
     owner: dict[str, tuple[float, int]] = {}
     for topic, terms in enumerate(naming):
         for term, score in terms:
-            key = _normal(term)
+            key = normal_words(term)
             if key not in owner or score > owner[key][0]:
                 owner[key] = (score, topic)
     labels: list[str] = []
     taken: set[str] = set()
     for topic, terms in enumerate(naming):
-        names = [(t, owner[_normal(t)][1] == topic) for t in _longer_first(terms, bound, generic)]
-        options = [_capitalise(" and ".join(_abbreviate(p, short) for p in parts)) for parts in _candidates(names)]
+        names = [(t, owner[normal_words(t)][1] == topic) for t in _longer_first(terms, bound, generic)]
+        options = [capitalise(" and ".join(_abbreviate(p, short) for p in parts)) for parts in _candidates(names)]
         label = next((o for o in options if _key(o) not in taken), None)
         label = label or _fallback([t for t, _ in terms], taken, topic)
         taken.add(_key(label))
         labels.append(expanded(label, expansions or {}))
     return labels
-
-
-def theme_name(parts: list[tuple[str, int]], field: str = "") -> str:
-    """A theme's name from the names of its parts, (name, papers): its largest parts until they hold `THEME_COVER` of
-    its papers, at least two when it has two, at most `THEME_PARTS` ("3D reconstruction, video generation and MRI").
-    A part's name counts for its first part ("LLMs and unlearning" -> "LLMs"), and not when it says no more than a
-    part already named ("Time series" beside "Time series forecasting"); names sharing their last word share it once
-    ("Quantum and condensed matter physics"). `field`, the name its topics share (`theme_field`), leads the name
-    when no part named says it: "Vision: 3D reconstruction and video generation"."""
-    if len(parts) == 1:
-        return parts[0][0]  # the same group as its one part
-    listed = _theme_parts(parts)
-    if field and listed and not _stems(field) & _stems(listed) and _initials(field) not in _stems(listed):
-        return f"{_capitalise(field)}: {_lowered(listed)}"
-    return listed
-
-
-def theme_field(
-    keywords: list[str],
-    counts: TermCounts,
-    rows: list[int],
-    bound: BoundWords = BoundWords(frozenset(), frozenset()),
-    generic: frozenset[str] = frozenset(),
-) -> str:
-    """The name a theme's topics share, of its `keywords` (best first; its topics are `rows` of `counts`): the first
-    name (`is_name`) that `THEME_FIELD_REACH` of the theme's papers use, `THEME_FIELD_LIFT` times as often as the
-    corpus's papers do, and that much in at least two of its topics holding `THEME_FIELD_SPREAD` of its papers: it
-    names the whole theme, not its largest topic, and sets it apart ("Quantum"; not "Dataset", "Efficient");
-    "" when none does."""
-    index = {term: i for i, term in enumerate(counts.terms)}
-    found = [(k, index[_normal(k)]) for k in keywords if _normal(k) in index and is_name(k, bound, generic)]
-    if not found:
-        return ""
-    columns = [i for _, i in found]
-    papers = sparse.csr_matrix(counts.papers)
-    sizes = counts.sizes[rows].astype(np.float64)
-    used = papers[rows][:, columns].toarray()  # [topics, names]
-    reach = used.sum(axis=0) / max(sizes.sum(), 1.0)
-    corpus = np.asarray(papers[:, columns].sum(axis=0)).ravel() / max(float(counts.sizes.sum()), 1.0)
-    holding = used >= THEME_FIELD_REACH * sizes[:, None]
-    spread = (sizes[:, None] * holding).sum(axis=0) / max(sizes.sum(), 1.0)
-    shared = (reach >= THEME_FIELD_REACH) & (reach >= THEME_FIELD_LIFT * corpus) & (holding.sum(axis=0) >= 2)
-    return next((k for (k, _), ok, s in zip(found, shared, spread, strict=True) if ok and s >= THEME_FIELD_SPREAD), "")
-
-
-def _initials(name: str) -> str:
-    """'large language models' -> 'llm', the stem of the acronym a part may carry ("LLMs"); "" for one word."""
-    words = _normal(name).split()
-    return "".join(w[0] for w in words) if len(words) > 1 else ""
-
-
-def _theme_parts(parts: list[tuple[str, int]]) -> str:
-    """The names of a theme's largest parts, listed (`theme_name`)."""
-    ordered = sorted(parts, key=lambda part: -part[1])
-    total = sum(papers for _, papers in ordered)
-    chosen: list[str] = []
-    held = 0
-    for name, papers in ordered:
-        if len(chosen) == THEME_PARTS or (len(chosen) >= 2 and held >= THEME_COVER * total):
-            break
-        core = _core(name)
-        if core and not any(_stems(core) <= _stems(c) or _stems(c) <= _stems(core) for c in chosen):
-            chosen.append(core)
-            held += papers
-    if len(chosen) < 2:
-        return chosen[0] if chosen else ""
-    lasts = {_stems(c.split()[-1]).pop() if _stems(c.split()[-1]) else "" for c in chosen}
-    if len(lasts) == 1 and all(len(c.split()) > 1 for c in chosen):  # "quantum physics", "condensed matter physics"
-        head = chosen[-1].split()[-1]
-        chosen = [" ".join(c.split()[:-1]) for c in chosen[:-1]] + [chosen[-1]]
-        return _capitalise(_listed([chosen[0], *map(_lowered, chosen[1:])]).removesuffix(head).rstrip() + " " + head)
-    return _capitalise(_listed([chosen[0], *map(_lowered, chosen[1:])]))
-
-
-def _core(name: str) -> str:
-    """A name without its long form in brackets, and only its first part when it joins several."""
-    name = re.sub(r"\s*\([^)]*\)", "", name).strip()
-    return re.split(r", | and |: ", name, maxsplit=1)[0].strip()
-
-
-def _listed(parts: list[str]) -> str:
-    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
-
-
-def _lowered(name: str) -> str:
-    """A name inside a list: lowercase unless it starts with an acronym ("MRI") or a capital inside a word ("GoRA")."""
-    first = name.split()[0]
-    return (
-        name
-        if _is_acronym(first) or not name[:1].isupper() or first[1:] != first[1:].lower()
-        else name[:1].lower() + name[1:]
-    )
 
 
 def _longer_first(terms: list[tuple[str, float]], bound: BoundWords, generic: frozenset[str]) -> list[str]:
@@ -322,11 +224,11 @@ def _longer_first(terms: list[tuple[str, float]], bound: BoundWords, generic: fr
     for term, score in names:
         if term in ordered:
             continue
-        inside = f" {_normal(term)} "
+        inside = f" {normal_words(term)} "
         longer = [
             t
             for t, s in names
-            if t != term and t not in ordered and inside in f" {_normal(t)} " and s >= LONGER_NAME_WINS * score
+            if t != term and t not in ordered and inside in f" {normal_words(t)} " and s >= LONGER_NAME_WINS * score
         ]
         ordered += [*longer[:1], term]
     return ordered
@@ -346,7 +248,7 @@ def _candidates(names: list[tuple[str, bool]]) -> list[tuple[str, ...]]:
     paired = [
         (best, t)
         for (t,) in own
-        if not mine and not _stems(t) & _stems(best) and len(best.split()) + len(t.split()) < MAX_LABEL_WORDS
+        if not mine and not stems(t) & stems(best) and len(best.split()) + len(t.split()) < MAX_LABEL_WORDS
     ]
     return ([(best,)] if mine else paired[:1]) + own + [(t,) for t, mine in names if not mine]
 
@@ -355,12 +257,12 @@ def is_name(
     term: str, bound: BoundWords = BoundWords(frozenset(), frozenset()), generic: frozenset[str] = frozenset()
 ) -> bool:
     """A term that can stand as a topic's name: 1-5 words, not generic, not ending in a modifier, not a head alone."""
-    words = _normal(term).split()
+    words = normal_words(term).split()
     if not words or len(words) > MAX_LABEL_WORDS or " ".join(words) in generic:
         return False
     if len(words) == 1 and len(words[0]) < MIN_ACRONYM_ALONE:
         return False  # "3D", "AI": a word this short names no topic alone ("3D vision" can)
-    if _is_acronym(term.split()[-1]):
+    if is_acronym(term.split()[-1]):
         return True
     return words[-1] not in bound.modifiers and not (len(words) == 1 and words[0] in bound.heads)
 
@@ -369,13 +271,13 @@ def _fallback(terms: list[str], taken: set[str], topic: int) -> str:
     """When no name is left: the topic's best term no other label uses, or the best with the topic's number."""
     free = [t for t in terms if _key(t) not in taken]
     if free:
-        return _capitalise(free[0])
-    return f"{_capitalise(terms[0])} ({topic})" if terms else f"Topic {topic}"
+        return capitalise(free[0])
+    return f"{capitalise(terms[0])} ({topic})" if terms else f"Topic {topic}"
 
 
 def _abbreviate(term: str, short: dict[str, str]) -> str:
     """'low-rank adaptation' -> 'LoRA', 'key value cache' -> 'KV cache', as the corpus abbreviates them."""
-    normal = _normal(term)
+    normal = normal_words(term)
     for long, acronym in sorted(short.items(), key=lambda kv: -len(kv[0])):
         if normal == long:
             return acronym if len(acronym) >= MIN_ACRONYM_ALONE else term  # "FL" says less than "federated learning"
@@ -384,24 +286,25 @@ def _abbreviate(term: str, short: dict[str, str]) -> str:
     return term
 
 
-def _stems(text: str) -> set[str]:
+def stems(text: str) -> set[str]:
     """Lowercase words without a plural 's': 'GANs' and 'GAN training' share 'gan'."""
-    return {w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w for w in _normal(text).split()}
+    words = normal_words(text).split()
+    return {w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w for w in words}
 
 
 def _key(label: str) -> str:
     """Labels with the same key are the same name: 'GAN' and 'GANs', 'Low-rank' and 'low rank'."""
-    return " ".join(sorted(_stems(label)))
+    return " ".join(sorted(stems(label)))
 
 
-def _normal(text: str) -> str:
+def normal_words(text: str) -> str:
     return _NORMAL.sub(" ", text.lower()).strip()
 
 
-def _is_acronym(word: str) -> bool:
+def is_acronym(word: str) -> bool:
     return sum(c.isupper() for c in word) >= 2
 
 
-def _capitalise(label: str) -> str:
+def capitalise(label: str) -> str:
     first = label.split()[0]
-    return label if _is_acronym(first) or not first[:1].islower() else label[:1].upper() + label[1:]
+    return label if is_acronym(first) or not first[:1].islower() else label[:1].upper() + label[1:]

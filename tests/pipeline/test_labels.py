@@ -15,10 +15,9 @@ from topic_explorer.pipeline.describe.labels import (
     is_name,
     make_labels,
     named_terms,
-    theme_field,
-    theme_name,
 )
 from topic_explorer.pipeline.describe.terms import PaperTerms
+from topic_explorer.pipeline.describe.theme_names import theme_field, theme_name
 
 ACRONYMS = {
     "RLHF": "Reinforcement Learning from Human Feedback",
