@@ -190,10 +190,12 @@ def fit_ours(vectors: np.ndarray, texts: list[str], *, tree: bool = True) -> dic
         if vectors.shape[1] != 384:  # a TF-IDF build names topics with its own space
             embed_terms = _tfidf_terms(texts)
         fit = fit_topics(vectors, texts, settings=BuildSettings(cache_dir=Path(scratch)), embed=embed_terms)
-        topics = np.asarray(fit.labels)
+        topics = np.asarray(fit.topic_id)
         if not tree:
             return {"topics": topics}
-        hierarchy = topic_hierarchy(fit.counts, fit.model, texts=texts, text_topics=fit.labels, embed_terms=embed_terms)
+        hierarchy = topic_hierarchy(
+            fit.counts, fit.model, texts=texts, text_topics=fit.topic_id, embed_terms=embed_terms
+        )
     levels = [
         {
             int(t): int(row.group_id)
@@ -203,7 +205,7 @@ def fit_ours(vectors: np.ndarray, texts: list[str], *, tree: bool = True) -> dic
         for level in sorted(hierarchy["level"].unique())
     ]
     counts = [len(set(level.values())) for level in levels]
-    return {"topics": topics, "tree": levels, "ward": bertopic_levels(fit.topic_model, texts, counts)}
+    return {"topics": topics, "tree": levels, "ward": bertopic_levels(fit.bertopic, texts, counts)}
 
 
 def _tfidf_terms(texts: list[str]):

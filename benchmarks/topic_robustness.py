@@ -62,15 +62,15 @@ def main() -> int:
                 continue
             vectors = np.stack(found)
             started = time.perf_counter()
-            reference = fit_topics(vectors, texts, settings=BuildSettings(), embed=embed).labels
+            reference = fit_topics(vectors, texts, settings=BuildSettings(), embed=embed).topic_id
             seconds = time.perf_counter() - started
             rng = np.random.default_rng(0)
             scores = []
             for noise in NOISE:
                 moved = vectors + rng.normal(0, noise / np.sqrt(vectors.shape[1]), vectors.shape).astype(np.float32)
                 moved /= np.linalg.norm(moved, axis=1, keepdims=True)
-                labels = fit_topics(moved, texts, settings=BuildSettings(), embed=embed).labels
-                scores.append(f"{noise:g}: {adjusted_rand_score(reference, labels):.3f}")
+                moved_topics = fit_topics(moved, texts, settings=BuildSettings(), embed=embed).topic_id
+                scores.append(f"{noise:g}: {adjusted_rand_score(reference, moved_topics):.3f}")
             print(f"{name}: {len(set(reference.tolist()))} topics (fit {seconds:.0f} s); ARI against the unperturbed "
                   f"topics with noise {', '.join(scores)}", flush=True)  # fmt: skip
     return 0

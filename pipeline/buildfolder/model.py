@@ -25,18 +25,18 @@ class TopicModel:
     poor_fit_below: np.ndarray  # float32 [k]
 
     @classmethod
-    def fit(cls, vectors: np.ndarray, labels: np.ndarray) -> TopicModel:
-        """Centres from each topic's papers (label >= 0); thresholds from their similarities."""
-        topic_ids = np.unique(labels[labels >= 0])
-        centres = np.stack([unit_centre(vectors[labels == t]) for t in topic_ids])
-        return cls.from_centres(topic_ids, centres, vectors, labels)
+    def fit(cls, vectors: np.ndarray, topic_id: np.ndarray) -> TopicModel:
+        """Centres from each topic's papers (`topic_id` per paper, >= 0); thresholds from their similarities."""
+        topic_ids = np.unique(topic_id[topic_id >= 0])
+        centres = np.stack([unit_centre(vectors[topic_id == t]) for t in topic_ids])
+        return cls.from_centres(topic_ids, centres, vectors, topic_id)
 
     @classmethod
-    def from_centres(cls, topic_ids: np.ndarray, centres: np.ndarray, vectors: np.ndarray, labels: np.ndarray):
+    def from_centres(cls, topic_ids: np.ndarray, centres: np.ndarray, vectors: np.ndarray, topic_id: np.ndarray):
         """Given centres (any length: they are scaled to 1), the thresholds from each topic's papers' similarities
-        (`labels`: a paper's topic, or -1 for papers that should not set the bar)."""
+        (`topic_id`: a paper's topic, or -1 for papers that should not set the bar)."""
         centres = np.stack([unit_centre(c[None, :]) for c in np.asarray(centres, dtype=np.float64)])
-        below = [_quantile(vectors[labels == t] @ c) for t, c in zip(topic_ids, centres, strict=True)]
+        below = [_quantile(vectors[topic_id == t] @ c) for t, c in zip(topic_ids, centres, strict=True)]
         return cls(
             np.asarray(topic_ids, dtype=np.int64), centres.astype(np.float32), np.asarray(below, dtype=np.float32)
         )

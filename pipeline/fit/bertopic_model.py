@@ -45,33 +45,33 @@ class BuildEmbedder(BaseEmbedder):
         return np.asarray(self._embed(list(documents)))
 
 
-def save_topic_model(topic_model: Any, folder: Path, *, embedder_kind: str, sizes: dict[int, int]) -> None:
-    """Write `topic_model` into `folder` as BERTopic's safetensors files, with c-TF-IDF and `sizes` per topic.
+def save_bertopic(bertopic: Any, folder: Path, *, embedder_kind: str, sizes: dict[int, int]) -> None:
+    """Write `bertopic` into `folder` as BERTopic's safetensors files, with c-TF-IDF and `sizes` per topic.
 
     The vectorizer saved is a plain scikit-learn one over the same candidate terms (words and phrases of up
     to four words, our stop words): ours reads papers from counts only this build has.
     """
     from sklearn.feature_extraction.text import CountVectorizer
 
-    vocabulary = topic_model.vectorizer_model.vocabulary_
-    fitted_vectorizer = topic_model.vectorizer_model
-    topic_model.vectorizer_model = CountVectorizer(
+    vocabulary = bertopic.vectorizer_model.vocabulary_
+    fitted_vectorizer = bertopic.vectorizer_model
+    bertopic.vectorizer_model = CountVectorizer(
         vocabulary=vocabulary,
         ngram_range=(1, MAX_PHRASE_WORDS),
         token_pattern=TOKEN_PATTERN,
         stop_words=sorted(STOP_WORDS),
     ).fit([])  # fmt: skip  (a fixed vocabulary: fitting only checks it)
-    topic_model.topic_sizes_ = {int(t): int(n) for t, n in sizes.items()}
+    bertopic.topic_sizes_ = {int(t): int(n) for t, n in sizes.items()}
     try:
         with _Quiet():
-            topic_model.save(
+            bertopic.save(
                 folder,
                 serialization="safetensors",
                 save_ctfidf=True,
                 save_embedding_model=PORTABLE_MODEL_NAME if embedder_kind == "minilm" else False,
             )
     finally:
-        topic_model.vectorizer_model = fitted_vectorizer
+        bertopic.vectorizer_model = fitted_vectorizer
 
 
 SAVED_FILES = ("config.json", "topics.json", TOPIC_EMBEDDINGS_FILE, "ctfidf.safetensors", "ctfidf_config.json")
@@ -80,7 +80,7 @@ SAVED_FILES = ("config.json", "topics.json", TOPIC_EMBEDDINGS_FILE, "ctfidf.safe
 def load_saved(folder: Path, embedding_model: Any = None) -> Any:
     """BERTopic's model saved in `folder`, without fetching the embedding model its config names.
 
-    Only the files `save_topic_model` writes are accepted: given a file, or a folder with `.bin` tensors,
+    Only the files `save_bertopic` writes are accepted: given a file, or a folder with `.bin` tensors,
     `BERTopic.load` would unpickle, and a build folder is data, never code.
     """
     from bertopic import BERTopic
@@ -137,8 +137,8 @@ def open_in_bertopic(build: Path | str, *, with_edits: bool = False, device: str
 
     build = read_build(Path(build), with_edits=with_edits)
     embedder = embedder_for(build.manifest.get("embedder") or {}, read_embedder_state(build.path), device=device)
-    topic_model = load_saved(build.path / BERTOPIC_DIR, BuildEmbedder(embedder.transform))
+    bertopic = load_saved(build.path / BERTOPIC_DIR, BuildEmbedder(embedder.transform))
     if with_edits:
         labels = dict(zip(build.topics["topic_id"].tolist(), build.topics["label"], strict=True))
-        topic_model.set_topic_labels({t: labels[t] for t in topic_model.topic_sizes_ if t in labels})
-    return topic_model
+        bertopic.set_topic_labels({t: labels[t] for t in bertopic.topic_sizes_ if t in labels})
+    return bertopic

@@ -34,20 +34,20 @@ def neighbours(stages: StageCache, vectors: np.ndarray, k: int, compute: Callabl
 
 
 class RememberedClusters:
-    """A clustering model for BERTopic's `hdbscan_model` slot: `model`'s fit, or its stored result.
+    """A clustering model for BERTopic's `hdbscan_model` slot: `clustering`'s fit, or its stored result.
 
-    `inputs` are what the model was made with besides the vectors it is fitted on; after `fit` it has the
+    `inputs` are what the clustering was made with besides the vectors it is fitted on; after `fit` it has the
     attributes fitting reads (`labels_`, `left_out_`, `fits_poorly_`, `parameters_`).
     """
 
-    def __init__(self, model, stages: StageCache, inputs: list):
-        self.model = model
+    def __init__(self, clustering, stages: StageCache, inputs: list):
+        self.clustering = clustering
         self.stages = stages
         self.inputs = inputs
 
     def fit(self, X: np.ndarray, y: None = None) -> RememberedClusters:
         def compute():
-            return self.model.fit(X)
+            return self.clustering.fit(X)
 
         def write(fitted, folder: Path) -> None:
             write_arrays(folder, labels=fitted.labels_, left_out=fitted.left_out_, fits_poorly=fitted.fits_poorly_)

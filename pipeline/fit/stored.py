@@ -2,7 +2,7 @@
 
 The key: `fit.topics.fit_inputs` (the vectors, the texts, the settings the topics depend on, the clustering
 parameters they resolve to, and the embedder, which embeds topic names and keyword candidates). The BERTopic
-model is kept as the build saves it (`SavedTopicModel`), so a build from a stored fit never imports BERTopic
+model is kept as the build saves it (`SavedBERTopic`), so a build from a stored fit never imports BERTopic
 unless the topic sizes changed.
 """
 
@@ -54,13 +54,13 @@ def fit(
         return fit_topics(vectors, texts, settings=settings, embed=embed, timer=timer, stages=stages)
 
     def write(found: Fit, folder: Path) -> None:
-        model = found.topic_model
+        bertopic = found.bertopic
         # By topic id, as the build saves them: a build whose papers are all in the fit sample copies these files.
-        sizes = model.sizes() if isinstance(model, SavedTopicModel) else dict(sorted(model.topic_sizes_.items()))
-        save_topic_model(model, folder / BERTOPIC_FOLDER, embedder_kind=settings.embedder, sizes=sizes)
+        sizes = bertopic.sizes() if isinstance(bertopic, SavedBERTopic) else dict(sorted(bertopic.topic_sizes_.items()))
+        save_bertopic(bertopic, folder / BERTOPIC_FOLDER, embedder_kind=settings.embedder, sizes=sizes)
         write_arrays(
             folder,
-            labels=found.labels,
+            topic_id=found.topic_id,
             left_out=found.left_out,
             fits_poorly=found.fits_poorly,
             **_model_parts(found.model),
@@ -82,8 +82,8 @@ def fit(
     def read(folder: Path) -> Fit:
         arrays, values = read_arrays(folder), read_values(folder)
         return Fit(
-            topic_model=SavedTopicModel.read(folder / BERTOPIC_FOLDER),
-            labels=arrays["labels"],
+            bertopic=SavedBERTopic.read(folder / BERTOPIC_FOLDER),
+            topic_id=arrays["topic_id"],
             left_out=arrays["left_out"],
             fits_poorly=arrays["fits_poorly"],
             topics=read_frame(folder, "topics"),
@@ -100,8 +100,8 @@ def fit(
 
 
 @dataclass(frozen=True)
-class SavedTopicModel:
-    """A fitted BERTopic model as `bertopic_model.save_topic_model` wrote it: file name -> bytes.
+class SavedBERTopic:
+    """A fitted BERTopic model as `bertopic_model.save_bertopic` wrote it: file name -> bytes.
 
     Held in memory, so the entry it came from may go. Writing it with the topic sizes it was saved with copies
     the files and never imports BERTopic (several seconds); other sizes open it in BERTopic and save it again.
@@ -110,7 +110,7 @@ class SavedTopicModel:
     files: dict[str, bytes]
 
     @classmethod
-    def read(cls, folder: Path) -> SavedTopicModel:
+    def read(cls, folder: Path) -> SavedBERTopic:
         return cls({path.name: path.read_bytes() for path in sorted(folder.iterdir())})
 
     def sizes(self) -> dict[int, int]:
@@ -127,19 +127,17 @@ class SavedTopicModel:
             return load_saved(Path(folder))
 
 
-def save_topic_model(topic_model, folder: Path, *, embedder_kind: str, sizes: dict[int, int]) -> None:
-    """`bertopic_model.save_topic_model` for a fitted BERTopic model or a `SavedTopicModel` from the cache."""
-    from_cache = isinstance(topic_model, SavedTopicModel)
-    if from_cache and list(topic_model.sizes().items()) == [(int(t), int(n)) for t, n in sizes.items()]:
+def save_bertopic(bertopic, folder: Path, *, embedder_kind: str, sizes: dict[int, int]) -> None:
+    """`bertopic_model.save_bertopic` for a fitted BERTopic model or a `SavedBERTopic` from the cache."""
+    from_cache = isinstance(bertopic, SavedBERTopic)
+    if from_cache and list(bertopic.sizes().items()) == [(int(t), int(n)) for t, n in sizes.items()]:
         folder.mkdir(parents=True)
-        for name, content in topic_model.files.items():
+        for name, content in bertopic.files.items():
             (folder / name).write_bytes(content)
         return
-    from topic_explorer.pipeline.fit.bertopic_model import save_topic_model as save_in_bertopic
+    from topic_explorer.pipeline.fit.bertopic_model import save_bertopic as save_in_bertopic
 
-    save_in_bertopic(
-        topic_model.load() if from_cache else topic_model, folder, embedder_kind=embedder_kind, sizes=sizes
-    )
+    save_in_bertopic(bertopic.load() if from_cache else bertopic, folder, embedder_kind=embedder_kind, sizes=sizes)
 
 
 def _model_parts(model: TopicModel) -> dict[str, np.ndarray]:

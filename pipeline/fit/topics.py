@@ -43,15 +43,15 @@ DESCRIBING_ONLY = ("keywords_per_topic",)  # settings only the describing reads:
 class Fit:
     """What fitting found on the sample, in sample order."""
 
-    topic_model: Any  # the fitted `bertopic.BERTopic`, or `stored.SavedTopicModel` when the fit was stored
-    labels: np.ndarray  # int64 topic per sample paper (-1 only with --keep-outliers)
+    bertopic: Any  # the fitted `bertopic.BERTopic`, or `stored.SavedBERTopic` when the fit was stored
+    topic_id: np.ndarray  # int64 topic per sample paper, as papers.parquet's column (-1 only with --keep-outliers)
     left_out: np.ndarray  # bool per sample paper: the clustering put it in no cluster; it joined the nearest topic
     fits_poorly: np.ndarray  # bool per sample paper: left out, and far from the topic it joined
     topics: pd.DataFrame  # one row per topic: topic_id, label, keywords, keyword_weights, size (fit sample), named
     counts: TermCounts  # the fit sample's keyword candidates, counted per topic
     names: dict[int, str]  # topic id -> the user's name, for named topics that matched
     unmatched_names: dict[str, float]  # named topics no paper matched -> the closest paper's similarity
-    model: TopicModel
+    model: TopicModel  # our topic model: each topic's centre and poor-fit bar, for `assign`
     parameters: TopicParameters
     neighbours: Neighbours  # of the whole sample, shared with the map's layout
 
@@ -106,7 +106,7 @@ def fit_topics(
         abstracts, terms, vectors, embed, keywords_per_topic=settings.keywords_per_topic,
         paper_names=[match.names[j] if j >= 0 else None for j in match.paper_name.tolist()], timer=timer,
     )  # fmt: skip
-    topic_model = BERTopic(
+    bertopic = BERTopic(
         embedding_model=BuildEmbedder(embed),
         umap_model=BaseDimensionalityReduction(),
         hdbscan_model=clusters,
@@ -118,18 +118,18 @@ def fit_topics(
     )
     with warnings.catch_warnings(), timer.stage("keywords"):
         warnings.simplefilter("ignore")  # BERTopic's notes on sub-models it does not recognise
-        topic_model.fit([text + DOCUMENT_END for text in abstracts], embeddings=vectors)
+        bertopic.fit([text + DOCUMENT_END for text in abstracts], embeddings=vectors)
     topics = describer.described
-    topic_model.set_topic_labels(dict(zip(topics["topic_id"].tolist(), topics["label"], strict=True)))
-    labels = np.asarray(topic_model.topics_, dtype=np.int64)
-    core = np.where(clusters.left_out_, -1, labels)  # the papers that set each topic's bar for fitting poorly
-    ids = np.array(sorted(topic_model.topic_sizes_), dtype=np.int64)
+    bertopic.set_topic_labels(dict(zip(topics["topic_id"].tolist(), topics["label"], strict=True)))
+    topic_id = np.asarray(bertopic.topics_, dtype=np.int64)
+    core = np.where(clusters.left_out_, -1, topic_id)  # the papers that set each topic's bar for fitting poorly
+    ids = np.array(sorted(bertopic.topic_sizes_), dtype=np.int64)
     real = ids >= 0
-    model = TopicModel.from_centres(ids[real], np.asarray(topic_model.topic_embeddings_)[real], vectors, core)
+    model = TopicModel.from_centres(ids[real], np.asarray(bertopic.topic_embeddings_)[real], vectors, core)
     names = {int(t): topics.loc[topics["topic_id"] == t, "label"].iloc[0] for t in topics["topic_id"][topics["named"]]}
     return Fit(
-        topic_model=topic_model,
-        labels=labels,
+        bertopic=bertopic,
+        topic_id=topic_id,
         left_out=clusters.left_out_,
         fits_poorly=clusters.fits_poorly_,
         topics=topics,

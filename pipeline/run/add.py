@@ -202,9 +202,9 @@ def _write(
 ) -> Path:
     """The new version: the build's papers as they were, then the added ones; metadata columns merged; the
     BERTopic model as fitted, with the topics' new sizes."""
-    from topic_explorer.pipeline.fit.bertopic_model import load_saved, save_topic_model
+    from topic_explorer.pipeline.fit.bertopic_model import load_saved, save_bertopic
 
-    topic_model = load_saved(build.path / BERTOPIC_DIR)
+    bertopic = load_saved(build.path / BERTOPIC_DIR)
     old = build.papers.drop(columns=["topic_label"])
     added_columns = [c for c in new_rows.columns if c not in STORED_PAPER_COLUMNS]
     metadata = list(dict.fromkeys([*build.metadata_columns, *added_columns]))
@@ -225,8 +225,8 @@ def _write(
             writer.add(merged.iloc[len(old) :], new_vectors)
         writer.keep(extra)
         save = partial(
-            save_topic_model, topic_model, embedder_kind=str(build.manifest["settings"]["embedder"]),
-            sizes=topic_sizes(table[table["topic_id"].isin(topic_model.topic_sizes_)]),
+            save_bertopic, bertopic, embedder_kind=str(build.manifest["settings"]["embedder"]),
+            sizes=topic_sizes(table[table["topic_id"].isin(bertopic.topic_sizes_)]),
         )  # fmt: skip
         return writer.commit(table, manifest, model, folders={BERTOPIC_DIR: save})
 

@@ -131,7 +131,7 @@ def run_build(
         n_neighbors = fit.parameters.graph_neighbors
         xy = remembered_map(stages, vectors, fit.neighbours, seed=settings.seed, n_neighbors=n_neighbors)
     fitted = Fitted(embedder, fit.model, MapLayout(vectors, xy), settings.keep_outliers)
-    fixed = Fixed(sample, fit.labels, fit.fits_poorly, xy, vectors)
+    fixed = Fixed(sample, fit.topic_id, fit.fits_poorly, xy, vectors)
     with BuildWriter(out, reader.n_papers, vectors.shape[1], reader.metadata_types) as writer:
         with timer.stage("assign"):
             outside_sample = reader.n_papers - len(sample)
@@ -148,7 +148,7 @@ def run_build(
         with timer.stage("hierarchy"):
             topic_labels = dict(zip(fit.topics["topic_id"].tolist(), fit.topics["label"], strict=True))
             tree = remembered_hierarchy(
-                stages, fit.counts, fit.model, texts=sample_texts, text_topics=fit.labels, embed_terms=embed_here,
+                stages, fit.counts, fit.model, texts=sample_texts, text_topics=fit.topic_id, embed_terms=embed_here,
                 embedder_name=embedder.name, topic_labels=topic_labels,
             )  # fmt: skip
         with timer.stage("evaluate"):
@@ -160,8 +160,8 @@ def run_build(
             manifest |= {"engine": engine.description, "stage_cache": stages.counts.as_dict()}
             model = ModelParts(fit.model, fit.counts.to_frame(), embedder.state() if embedder.fits_corpus else None)
             save = partial(
-                stored.save_topic_model,
-                fit.topic_model,
+                stored.save_bertopic,
+                fit.bertopic,
                 embedder_kind=settings.embedder,
                 sizes=topic_sizes(table),
             )
@@ -232,7 +232,7 @@ def _manifest(
             "topics": int(quality.n_topics),
             "poorly_fitting": round(quality.poorly_fitting_share * corpus.n_papers),
             "left_out_by_clustering": int(fit.left_out.sum()),  # of the fit sample; each joined its nearest topic
-            "fit_sample": len(fit.labels),
+            "fit_sample": len(fit.topic_id),
         },
         "settings": settings.to_dict(),
         "parameters": {

@@ -53,8 +53,8 @@ def own_topic(labels: np.ndarray, paper_ids: np.ndarray, required: frozenset[str
 def test_every_seed_gives_the_same_topics(fits):
     _, results = fits
     first = results[0]
-    assert all(np.array_equal(fit.labels, first.labels) for fit in results)
-    assert 8 <= len(set(first.labels.tolist())) <= 14
+    assert all(np.array_equal(fit.topic_id, first.topic_id) for fit in results)
+    assert 8 <= len(set(first.topic_id.tolist())) <= 14
     assert first.left_out.mean() <= 0.10
 
 
@@ -63,7 +63,7 @@ def test_every_seed_gives_the_same_topics(fits):
 def test_the_finest_topics_hold_what_the_samples_readers_expect(fits, name):
     paper_ids, results = fits
     required, allowed = EXPECTED[name]
-    assert own_topic(results[0].labels, paper_ids, required, allowed)
+    assert own_topic(results[0].topic_id, paper_ids, required, allowed)
 
 
 @pytest.mark.model
@@ -72,10 +72,10 @@ def test_most_of_the_theory_papers_make_a_topic_of_their_own(fits):
     paper: their shared words hold them together. The other two stay with their subjects (low-rank gradients with
     the low-rank papers, in-context approximation with the transformer papers), as MiniLM reads them."""
     paper_ids, results = fits
-    labels = results[0].labels
-    theory = labels[np.isin(paper_ids, list(THEORY))]
+    topic_id = results[0].topic_id
+    theory = topic_id[np.isin(paper_ids, list(THEORY))]
     topic = np.bincount(theory).argmax()
-    members = set(paper_ids[labels == topic].tolist())
+    members = set(paper_ids[topic_id == topic].tolist())
     assert len(members & THEORY) >= 4
     assert len(members - THEORY - ids("predictive information")) <= EXTRA_PAPERS
 
