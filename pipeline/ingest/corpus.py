@@ -2,12 +2,12 @@
 
 Several inputs are merged; empty and exact duplicate abstracts are dropped (and counted);
 every paper gets a stable `paper_id` (a hash of its abstract, so it survives reordering
-and re-ingesting) and a non-empty title, derived from the abstract when the source has none.
+and re-ingesting) and the source's title, or '' where the source has none.
 
 `CorpusReader` reads one input file at a time, twice: a first pass learns what every file
 holds (which papers are new, each metadata column's type across all files), a second gives
 clean papers in batches. So a corpus of many files is never one table in memory; `load_corpus`
-is the same reading, gathered into one table, for corpora that fit.
+is the same reading, gathered into one table with the missing titles derived, for corpora that fit.
 """
 
 from __future__ import annotations
@@ -110,7 +110,8 @@ def with_titles(titles: pd.Series, abstracts: pd.Series) -> pd.Series:
 class CorpusReader:
     """The papers of `paths`, read file by file: counts and types first, then batches of clean papers.
 
-    Titles are left '' where the source has none (`with_titles` derives them, per batch).
+    Titles are left '' where the source has none: a build derives them per batch, with the batch's other
+    per-paper work (`pipeline.apply.batches.apply_batch`, driven by `pipeline.apply.loop`).
     """
 
     def __init__(self, paths: list[Path], *, text_column: str | None = None, title_column: str | None = None):
