@@ -31,9 +31,9 @@ sys.path.insert(0, str(ROOT))
 from tests.browser.harness import CHROMIUM, CHROMIUM_ARGS, offline_context  # noqa: E402
 from topic_explorer.pipeline.buildfolder.atomic import write_atomically  # noqa: E402
 from topic_explorer.pipeline.buildfolder.read import read_build  # noqa: E402
-from topic_explorer.pipeline.share.export import EXPORT_FORMATS, export_bytes  # noqa: E402
-from topic_explorer.pipeline.share.mappage import page_data  # noqa: E402
-from topic_explorer.pipeline.share.selection import select  # noqa: E402
+from topic_explorer.pipeline.export.formats import EXPORT_FORMATS, export_bytes  # noqa: E402
+from topic_explorer.pipeline.export.mappage import page_data  # noqa: E402
+from topic_explorer.pipeline.export.selection import select  # noqa: E402
 
 SEARCH_WORD = "learning"  # a word most corpora of papers use, so the redraw has points to draw
 TOTAL = "() => document.getElementById('te-map')._fullData.reduce((n, t) => n + t.x.length, 0)"

@@ -49,8 +49,8 @@ from topic_explorer.dashboard.launch import BUILD_ENV, streamlit_command  # noqa
 from topic_explorer.dashboard.logic.data import Explorer, load_explorer  # noqa: E402
 from topic_explorer.pipeline.buildfolder.read import read_build  # noqa: E402
 from topic_explorer.pipeline.buildfolder.write import write_build  # noqa: E402
-from topic_explorer.pipeline.share.files import csv_bytes  # noqa: E402
-from topic_explorer.pipeline.share.selection import export_frame  # noqa: E402
+from topic_explorer.pipeline.export.files import csv_bytes  # noqa: E402
+from topic_explorer.pipeline.export.selection import export_frame  # noqa: E402
 
 TIMED_STREAMLIT = Path(__file__).with_name("timed_streamlit.py")
 STEP_TIMEOUT_MS = 15 * 60_000  # 20 pages painting 20,000 points on 2 cores take minutes

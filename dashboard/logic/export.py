@@ -1,4 +1,4 @@
-"""The download button's words and file name (pure); the bytes come from `pipeline.share.export`."""
+"""The download button's words and file name (pure); the bytes come from `pipeline.export.formats`."""
 
 from __future__ import annotations
 

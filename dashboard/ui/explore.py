@@ -18,8 +18,8 @@ from topic_explorer.dashboard.logic.maplabels import label_candidates, mapview_s
 from topic_explorer.dashboard.logic.safetext import column_title, escape_markdown
 from topic_explorer.dashboard.logic.searching import Found, search_line, status_note
 from topic_explorer.dashboard.ui.sidebar import ABOUT_KEY, keep_valid
-from topic_explorer.pipeline.share.export import DEFAULT_FORMAT, EXPORT_FORMATS, ExportFormat, export_bytes
-from topic_explorer.pipeline.share.selection import select
+from topic_explorer.pipeline.export.formats import DEFAULT_FORMAT, EXPORT_FORMATS, ExportFormat, export_bytes
+from topic_explorer.pipeline.export.selection import select
 from topic_explorer.pipeline.view.identifiers import LINK_HOST
 from topic_explorer.pipeline.view.levels import tree_rows
 

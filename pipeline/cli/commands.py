@@ -152,9 +152,9 @@ def similar(args: argparse.Namespace) -> int:
 def export(args: argparse.Namespace) -> int:
     from topic_explorer.pipeline.buildfolder.atomic import write_atomically
     from topic_explorer.pipeline.buildfolder.read import read_build
-    from topic_explorer.pipeline.share.choose import export_rows
-    from topic_explorer.pipeline.share.export import export_bytes, format_of
-    from topic_explorer.pipeline.share.selection import select
+    from topic_explorer.pipeline.export.choose import export_rows
+    from topic_explorer.pipeline.export.formats import export_bytes, format_of
+    from topic_explorer.pipeline.export.selection import select
 
     export = format_of(args.out)
     _check_top(args.top)

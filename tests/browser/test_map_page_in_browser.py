@@ -15,8 +15,8 @@ from tests.browser.harness import offline_context
 from tests.dashboard.tinybuild import XSS, tiny_papers, tiny_topics
 from topic_explorer.pipeline.buildfolder.read import read_build
 from topic_explorer.pipeline.buildfolder.write import write_build
-from topic_explorer.pipeline.share.export import EXPORT_FORMATS, export_bytes
-from topic_explorer.pipeline.share.selection import select
+from topic_explorer.pipeline.export.formats import EXPORT_FORMATS, export_bytes
+from topic_explorer.pipeline.export.selection import select
 
 pytestmark = pytest.mark.browser
 

@@ -15,9 +15,9 @@ import pytest
 from tests.dashboard.tinybuild import HOSTILE_TITLE
 from topic_explorer.dashboard.logic.export import download_label, file_name
 from topic_explorer.pipeline.buildfolder.exchange import EXPORT_COLUMNS, FORMULA_CHARS, unguard
-from topic_explorer.pipeline.share.export import EXPORT_FORMATS, export_bytes
-from topic_explorer.pipeline.share.files import csv_bytes, jsonl_bytes, parquet_bytes, xlsx_bytes
-from topic_explorer.pipeline.share.selection import export_frame, select
+from topic_explorer.pipeline.export.files import csv_bytes, jsonl_bytes, parquet_bytes, xlsx_bytes
+from topic_explorer.pipeline.export.formats import EXPORT_FORMATS, export_bytes
+from topic_explorer.pipeline.export.selection import export_frame, select
 
 HOSTILE = ["=1+1", "x\r=1+1", "a\n@SUM(1,2)", "tab\there", 'say "hi", ok', "=cmd|' /C calc'!A0", "＝1", "  -1+1"]
 

@@ -20,8 +20,8 @@ from tests.dashboard.libreoffice import SOFFICE, TEXT_IMPORT, Cell, convert, she
 from tests.dashboard.tinybuild import tiny_topics
 from topic_explorer.pipeline.buildfolder.exchange import guard
 from topic_explorer.pipeline.buildfolder.metadata import value_text
-from topic_explorer.pipeline.share.export import TABLE_WRITERS
-from topic_explorer.pipeline.share.selection import export_frame
+from topic_explorer.pipeline.export.formats import TABLE_WRITERS
+from topic_explorer.pipeline.export.selection import export_frame
 
 pytestmark = pytest.mark.spreadsheet
 

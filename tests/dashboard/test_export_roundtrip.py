@@ -16,9 +16,9 @@ from topic_explorer.pipeline.buildfolder.read import read_build
 from topic_explorer.pipeline.buildfolder.schema import PAPER_COLUMNS
 from topic_explorer.pipeline.buildfolder.write import write_build
 from topic_explorer.pipeline.cli.main import main
+from topic_explorer.pipeline.export.formats import TABLE_WRITERS
+from topic_explorer.pipeline.export.selection import export_frame
 from topic_explorer.pipeline.ingest.corpus import Corpus, load_corpus
-from topic_explorer.pipeline.share.export import TABLE_WRITERS
-from topic_explorer.pipeline.share.selection import export_frame
 
 HOSTILE_CHARS = "=+-@'\"＝,;\t\r\n \u2028ü中"
 hostile_text = st.text(alphabet=st.sampled_from([*HOSTILE_CHARS, "a", "1", "0", "."]), min_size=1, max_size=12)

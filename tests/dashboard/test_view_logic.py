@@ -32,7 +32,7 @@ from topic_explorer.dashboard.ui.timeline import (
 )
 from topic_explorer.pipeline.buildfolder.exchange import BROADER_COLUMN, from_export, is_export
 from topic_explorer.pipeline.buildfolder.write import write_build
-from topic_explorer.pipeline.share.selection import export_frame
+from topic_explorer.pipeline.export.selection import export_frame
 from topic_explorer.pipeline.view.levels import tree_rows
 from topic_explorer.pipeline.view.palette import CALM_10, MIN_DISTANCE, SERIES_15, distance, series_colours
 

@@ -26,9 +26,9 @@ from topic_explorer.pipeline.buildfolder.schema import MANIFEST_SCHEMA, PAPER_CO
 from topic_explorer.pipeline.buildfolder.write import write_build
 from topic_explorer.pipeline.cli.main import main
 from topic_explorer.pipeline.errors import UserError
+from topic_explorer.pipeline.export.files import csv_bytes
+from topic_explorer.pipeline.export.selection import export_frame
 from topic_explorer.pipeline.settings import MAX_COLUMNS, MAX_TEXT_CHARS
-from topic_explorer.pipeline.share.files import csv_bytes
-from topic_explorer.pipeline.share.selection import export_frame
 
 MANIFEST = {"created_at": "2026-01-02T03:04:05+00:00", "counts": {"papers": 8}, "seed": 1, "quality": {}}
 

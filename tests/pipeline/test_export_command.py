@@ -9,9 +9,9 @@ import pytest
 from topic_explorer.pipeline.buildfolder.read import read_build
 from topic_explorer.pipeline.cli.main import main
 from topic_explorer.pipeline.errors import UserError
+from topic_explorer.pipeline.export.formats import EXPORT_FORMATS, export_bytes
+from topic_explorer.pipeline.export.selection import select
 from topic_explorer.pipeline.search.ranked import query_embedder, search
-from topic_explorer.pipeline.share.export import EXPORT_FORMATS, export_bytes
-from topic_explorer.pipeline.share.selection import select
 from topic_explorer.pipeline.view.levels import build_levels
 
 

@@ -11,10 +11,10 @@ import pytest
 from tests.dashboard.tinybuild import tiny_papers, tiny_topics
 from topic_explorer.pipeline.buildfolder.read import read_build
 from topic_explorer.pipeline.buildfolder.write import write_build
+from topic_explorer.pipeline.export import mappage
+from topic_explorer.pipeline.export.mappage import embedded_json, map_page_bytes, page_data
+from topic_explorer.pipeline.export.selection import select
 from topic_explorer.pipeline.map.sample import MAP_POINTS_ENV
-from topic_explorer.pipeline.share import mappage
-from topic_explorer.pipeline.share.mappage import embedded_json, map_page_bytes, page_data
-from topic_explorer.pipeline.share.selection import select
 
 
 @pytest.fixture(scope="module")

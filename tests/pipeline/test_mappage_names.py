@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from tests.pipeline.test_mappage import build  # noqa: F401  (the module's fixture: a tiny build with a tree)
-from topic_explorer.pipeline.share.mappage import NAME_CHARS, page_data
-from topic_explorer.pipeline.share.selection import select
+from topic_explorer.pipeline.export.mappage import NAME_CHARS, page_data
+from topic_explorer.pipeline.export.selection import select
 from topic_explorer.pipeline.view.levels import build_levels
 
 

@@ -12,12 +12,12 @@ from tests.dashboard.tinybuild import tiny_papers, tiny_topics
 from topic_explorer.pipeline.buildfolder.read import read_build
 from topic_explorer.pipeline.buildfolder.write import write_build
 from topic_explorer.pipeline.errors import UserError
+from topic_explorer.pipeline.export.bibtex import bibtex_bytes
+from topic_explorer.pipeline.export.ris import ris_bytes
+from topic_explorer.pipeline.export.selection import select
 from topic_explorer.pipeline.ingest.corpus import load_corpus
 from topic_explorer.pipeline.ingest.readers import read_file
 from topic_explorer.pipeline.ingest.references import citation_keys, reference_values
-from topic_explorer.pipeline.share.bibtex import bibtex_bytes
-from topic_explorer.pipeline.share.ris import ris_bytes
-from topic_explorer.pipeline.share.selection import select
 from topic_explorer.pipeline.text.latex import latex_text
 
 ZOTERO_BIB = r"""

@@ -21,8 +21,8 @@ import numpy as np
 import pandas as pd
 
 from topic_explorer.pipeline.buildfolder.metadata import value_text
+from topic_explorer.pipeline.export.selection import Selection
 from topic_explorer.pipeline.map.sample import drawn_rows, map_extent, map_points
-from topic_explorer.pipeline.share.selection import Selection
 from topic_explorer.pipeline.text.latex import latex_to_text
 from topic_explorer.pipeline.view.identifiers import is_identifier, paper_link
 

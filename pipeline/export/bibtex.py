@@ -6,6 +6,7 @@ that the reader (`pipeline.ingest.bibtex`) gives back the same text.
 
 from __future__ import annotations
 
+from topic_explorer.pipeline.export.selection import Selection
 from topic_explorer.pipeline.ingest.references import (
     AUTHORS,
     BIBTEX_TO_RIS,
@@ -21,7 +22,6 @@ from topic_explorer.pipeline.ingest.references import (
     reference_values,
     year_of,
 )
-from topic_explorer.pipeline.share.selection import Selection
 from topic_explorer.pipeline.text.latex import braces_pair, latex_text
 
 VENUE_FIELD = {"inproceedings": "booktitle", "conference": "booktitle", "incollection": "booktitle"}

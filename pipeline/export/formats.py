@@ -1,7 +1,7 @@
 """One export, whoever asks: the formats, chosen by name or by a file's extension.
 
 The dashboard's downloads and `topic-explorer export` both call `export_bytes` on a `Selection`
-(`pipeline.share.selection.select`), so a format's bytes are made by one function.
+(`pipeline.export.selection.select`), so a format's bytes are made by one function.
 """
 
 from __future__ import annotations
@@ -13,11 +13,11 @@ from pathlib import Path
 import pandas as pd
 
 from topic_explorer.pipeline.errors import UserError
-from topic_explorer.pipeline.share.bibtex import bibtex_bytes
-from topic_explorer.pipeline.share.files import csv_bytes, jsonl_bytes, parquet_bytes, xlsx_bytes
-from topic_explorer.pipeline.share.mappage import map_page_bytes
-from topic_explorer.pipeline.share.ris import ris_bytes
-from topic_explorer.pipeline.share.selection import Selection
+from topic_explorer.pipeline.export.bibtex import bibtex_bytes
+from topic_explorer.pipeline.export.files import csv_bytes, jsonl_bytes, parquet_bytes, xlsx_bytes
+from topic_explorer.pipeline.export.mappage import map_page_bytes
+from topic_explorer.pipeline.export.ris import ris_bytes
+from topic_explorer.pipeline.export.selection import Selection
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,7 @@ texts with whitespace collapsed anyway) and reads back as it was (`pipeline.inge
 
 from __future__ import annotations
 
+from topic_explorer.pipeline.export.selection import Selection
 from topic_explorer.pipeline.ingest.references import (
     AUTHORS,
     BIBTEX_TO_RIS,
@@ -20,7 +21,6 @@ from topic_explorer.pipeline.ingest.references import (
     reference_values,
     year_of,
 )
-from topic_explorer.pipeline.share.selection import Selection
 
 
 def ris_bytes(selection: Selection) -> bytes:
