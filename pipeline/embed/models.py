@@ -116,7 +116,7 @@ class MiniLMEmbedder:
         *,
         window: int = 128,
         max_windows: int = 16,
-        batch_size: int = 16,
+        windows_per_pass: int = 16,
         device: str = DEFAULT_DEVICE,
         precision: str = DEFAULT_PRECISION,
     ):
@@ -124,9 +124,9 @@ class MiniLMEmbedder:
             raise ValueError(f"precision {precision!r} is not one of {', '.join(PRECISIONS)}")
         self.window = window
         self.max_windows = max_windows  # texts beyond window * max_windows tokens are cut there
-        # Windows per forward pass. With each core taking whole batches, 16 gave 1.52x stock's throughput and
-        # 32 gave 1.29x (200 abstracts, 2 cores busy with other work); docs/benchmarks.md.
-        self.batch_size = batch_size
+        # Windows per forward pass (sentence-transformers' `batch_size`). With each core taking whole passes, 16 gave
+        # 1.52x stock's throughput and 32 gave 1.29x (200 abstracts, 2 cores busy with other work); docs/benchmarks.md.
+        self.windows_per_pass = windows_per_pass
         self.device = device  # as asked for; `resolve_device` picks the real one when the model loads
         # Every process that loads the model runs exactly this (or stops): the name keys the cache, so vectors of
         # one precision are never served for another. fp32 keeps the name it always had, and so its caches.
@@ -148,31 +148,34 @@ class MiniLMEmbedder:
         return _normalise(pooled)
 
     def _encode(self, model, pieces: list[str]) -> np.ndarray:
-        """One unit vector per piece, batched as one `encode` call batches them (longest first).
+        """One unit vector per piece, in forward passes of `windows_per_pass` pieces as one `encode` call makes them
+        (longest first).
 
-        On the CPU each core takes whole batches, one torch thread each, instead of every core sharing
-        every batch: the cores never wait for each other at every layer, which on a machine busy with
-        other work made stock-sized batches 1.5x as fast (benchmarks/embed_speed.py). The batches and
+        On the CPU each core takes whole passes, one torch thread each, instead of every core sharing
+        every pass: the cores never wait for each other at every layer, which on a machine busy with
+        other work made stock-sized passes 1.5x as fast (benchmarks/embed_speed.py). The passes and
         the arithmetic are the same, so the vectors are too.
         """
-        encode = partial(self._encode_batch, model)
-        if model.device.type != "cpu" or len(pieces) <= self.batch_size:
+        encode = partial(self._encode_pieces, model)
+        if model.device.type != "cpu" or len(pieces) <= self.windows_per_pass:
             return encode(pieces)
-        order = np.argsort([-len(piece) for piece in pieces])  # `encode`'s own order, so the same batches
-        batches = [
-            [pieces[i] for i in order[start : start + self.batch_size]]
-            for start in range(0, len(pieces), self.batch_size)
+        order = np.argsort([-len(piece) for piece in pieces])  # `encode`'s own order, so the same passes
+        passes = [
+            [pieces[i] for i in order[start : start + self.windows_per_pass]]
+            for start in range(0, len(pieces), self.windows_per_pass)
         ]
         # Each pool thread starts its torch work inside the limit, so on one torch thread; calls from several
         # threads at once (a Dask worker of two threads) take turns.
         with torch_threads(1) as cores, ThreadPoolExecutor(cores) as pool:
-            done = np.concatenate(list(pool.map(encode, batches)))
+            done = np.concatenate(list(pool.map(encode, passes)))
         vectors = np.empty_like(done)
         vectors[order] = done
         return vectors
 
-    def _encode_batch(self, model, pieces: list[str]) -> np.ndarray:
-        encode = partial(model.encode, batch_size=self.batch_size, convert_to_numpy=True, normalize_embeddings=True)
+    def _encode_pieces(self, model, pieces: list[str]) -> np.ndarray:
+        encode = partial(
+            model.encode, batch_size=self.windows_per_pass, convert_to_numpy=True, normalize_embeddings=True
+        )
         if self.precision != "bf16":
             return encode(pieces)
         import torch

@@ -101,7 +101,7 @@ def test_minilm_on_two_cores_gives_the_vectors_of_one_encode_call_and_leaves_tor
     model = embedder._load()
     texts = load_corpus(sample_files()).papers["abstract"].tolist()
     pieces = [piece for text in texts for piece, _ in embedder._windows(model, text)]
-    assert len(pieces) > 2 * embedder.batch_size  # enough batches for both cores
+    assert len(pieces) > 2 * embedder.windows_per_pass  # enough passes for both cores
     before = torch.get_num_threads()
     torch.set_num_threads(2)
     try:
@@ -110,7 +110,7 @@ def test_minilm_on_two_cores_gives_the_vectors_of_one_encode_call_and_leaves_tor
         with ThreadPoolExecutor(1) as fresh:  # a thread started now runs torch on the cores it had before
             assert fresh.submit(torch.get_num_threads).result() == 2
         one_call = model.encode(
-            pieces, batch_size=embedder.batch_size, convert_to_numpy=True, normalize_embeddings=True
+            pieces, batch_size=embedder.windows_per_pass, convert_to_numpy=True, normalize_embeddings=True
         )
     finally:
         torch.set_num_threads(before)

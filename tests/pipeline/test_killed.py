@@ -77,7 +77,7 @@ embedder, stats = Paced(), CacheStats()
 embed_all(texts, embedder, EmbeddingCache(Path(sys.argv[1]), embedder.name), stats=stats)
 print("done", stats.reused, stats.embedded, flush=True)
 """
-BLOCK = 128  # texts per embedding block (apply.loop.BATCH_SIZE)
+BLOCK = 128  # texts per embedding block (apply.loop.BLOCK_TEXTS)
 
 
 def kill_before_block(command: list[str], block: int) -> None:
