@@ -1,15 +1,15 @@
-"""Benchmark: our stage cache against `joblib.Memory` doing the same job, cold and warm, in one run.
+"""Benchmark: our result cache against `joblib.Memory` doing the same job, cold and warm, in one run.
 
     python benchmarks/stage_cache_libraries.py CORPUS [CORPUS ...] [--papers 5000] [--embedder tfidf]
 
-The joblib side swaps the build's `StageCache` for `JoblibStages`: the same stages, called with the same key
-inputs (the cache version, `code_version()` and each stage's inputs), but hashed by joblib and stored by its
+The joblib side swaps the build's `ResultCache` for `JoblibResults`: the same results, asked for with the same key
+inputs (the cache version, `code_version()` and each result's inputs), but hashed by joblib and stored by its
 pickle-based store instead of our digest and our `write`/`read` (arrays, JSON, Parquet, the BERTopic model
 as the build saves it). Each build runs in a new process, into its own scratch cache folder, in the order
 ours-cold, joblib-cold, ours-warm, joblib-warm. Per build: the wall and CPU seconds of `run_build` and the
-stage cache's size on disk; the warm builds must give the cold builds' topic ids and map positions (checked).
-Code size: the lines of each side's cache code (ours: the store and every stage's keyed wrapper; joblib's: the
-adapter below, plus the keys the stages would still have to build).
+result cache's size on disk; the warm builds must give the cold builds' topic ids and map positions (checked).
+Code size: the lines of each side's cache code (ours: the store and every result's keyed wrapper; joblib's: the
+adapter below, plus the keys the results would still have to build).
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ import pandas as pd
 
 ROOT = Path(__file__).resolve().parents[1]
 VARIANTS = ("ours", "joblib")
-# Our cache's code: the store, and each stage's keyed wrapper (whole modules, or the wrapper functions' lines).
+# Our cache's code: the store, and each result's keyed wrapper (whole modules, or the wrapper functions' lines).
 OURS = {
     "pipeline/cache/store.py": None,
     "pipeline/fit/stored.py": None,
@@ -40,43 +40,43 @@ OURS = {
 }
 
 
-class JoblibStages:
-    """`StageCache`'s interface over `joblib.Memory`: joblib hashes the key, pickles the result."""
+class JoblibResults:
+    """`ResultCache`'s interface over `joblib.Memory`: joblib hashes the key, pickles the result."""
 
     def __init__(self, directory: Path | None):
         import joblib
 
-        from topic_explorer.pipeline.cache.store import StageCounts
+        from topic_explorer.pipeline.cache.store import ResultCounts
 
         self.memory = joblib.Memory(None if directory is None else Path(directory) / "joblib", verbose=0)
-        self.counts = StageCounts()
+        self.counts = ResultCounts()
 
-    def run(self, stage, inputs, compute, *, write, read):
+    def run(self, name, inputs, compute, *, write, read):
         import numpy as np
 
-        from topic_explorer.pipeline.cache.store import STAGE_CACHE_VERSION, code_version
+        from topic_explorer.pipeline.cache.store import RESULT_CACHE_VERSION, code_version
 
         cached = self.memory.cache(_computed, ignore=["compute"])
         # joblib's hash of an array depends on its memory layout: a vector array read back from the cache (C order)
         # would miss the entry its computed twin (F order) made. Laid out alike, the same values find it.
         inputs = [np.ascontiguousarray(part) if isinstance(part, np.ndarray) else part for part in inputs]
-        key = (stage, STAGE_CACHE_VERSION, code_version(), inputs)
+        key = (name, RESULT_CACHE_VERSION, code_version(), inputs)
         found = self.memory.location is not None and cached.check_call_in_cache(*key, compute)
-        (self.counts.reused if found else self.counts.computed).append(stage)
+        (self.counts.reused if found else self.counts.computed).append(name)
         return cached(*key, compute)
 
 
-def _computed(stage, version, code, inputs, compute):
+def _computed(name, version, code, inputs, compute):
     return compute()
 
 
 def one_build(variant: str, files: list[Path], cache: Path, out: Path, embedder: str) -> dict:
-    """One build in this process; its timings and the stage cache's counts, as JSON-ready values."""
+    """One build in this process; its timings and the result cache's counts, as JSON-ready values."""
     from topic_explorer.pipeline.run import build
     from topic_explorer.pipeline.settings import BuildSettings
 
     if variant == "joblib":
-        build.StageCache = JoblibStages
+        build.ResultCache = JoblibResults
     settings = BuildSettings(embedder=embedder, cache_dir=cache)
     wall, cpu = time.perf_counter(), time.process_time()
     with warnings.catch_warnings(record=True) as caught:  # joblib says so when it cannot store a result
@@ -103,7 +103,7 @@ def code_lines() -> dict[str, int]:
             lines = lines[first:end]
         ours += sum(1 for line in lines if line.strip())
     source = Path(__file__).read_text().splitlines()
-    first = next(i for i, line in enumerate(source) if line.startswith("class JoblibStages"))
+    first = next(i for i, line in enumerate(source) if line.startswith("class JoblibResults"))
     last = next(i for i, line in enumerate(source) if line.startswith("def one_build"))
     return {"ours": ours, "joblib": sum(1 for line in source[first:last] if line.strip())}
 
@@ -131,10 +131,11 @@ def main() -> int:
         variant, cache, out, *files = args.one
         print(json.dumps(one_build(variant, [Path(f) for f in files], Path(cache), Path(out), args.embedder)))
         return 0
+    from topic_explorer.pipeline.cache.store import RESULTS_DIR
     from topic_explorer.pipeline.ingest.corpus import sample_files
 
     print("code lines (non-blank):", code_lines())
-    with tempfile.TemporaryDirectory(prefix="stagecache-bench-") as scratch:
+    with tempfile.TemporaryDirectory(prefix="result-cache-bench-") as scratch:
         scratch = Path(scratch)
         corpora = [[sample_of(c, args.papers, scratch) if args.papers else c] for c in args.corpus]
         for files in corpora or [sample_files()]:
@@ -149,12 +150,12 @@ def main() -> int:
                         print(done.stderr[-3000:])
                         return 1
                     result = json.loads(done.stdout.strip().splitlines()[-1])
-                    result["stages_mb"] = folder_mb(cache / "stages") + folder_mb(cache / "joblib")
+                    result["cache_mb"] = folder_mb(cache / RESULTS_DIR) + folder_mb(cache / "joblib")
                     papers = pd.read_parquet(out / "papers.parquet", columns=["paper_id", "topic_id", "x", "y"])
                     rows[variant, run] = result | {"papers": papers}
             print(f"\n{name} ({len(rows['ours', 'cold']['papers']):,} papers, {args.embedder})")
             for (variant, run), r in rows.items():
-                took = f"wall {r['wall']:5.1f} s, cpu {r['cpu']:5.1f} s, cache {r['stages_mb']:5.1f} MB"
+                took = f"wall {r['wall']:5.1f} s, cpu {r['cpu']:5.1f} s, cache {r['cache_mb']:5.1f} MB"
                 counts = f"reused {len(r['stage_cache']['reused'])}, computed {r['stage_cache']['computed']}"
                 print(
                     f"  {variant:6} {run}: {took}, {counts}"

@@ -1,8 +1,8 @@
 """Topic Explorer's pipeline: a corpus of abstracts in, a topic build folder out.
 
-A sub-package per stage, read in this order: ingest -> embed -> fit -> describe -> map -> apply -> evaluate,
+A sub-package per part, read in this order: ingest -> embed -> fit -> describe -> map -> apply -> evaluate,
 written by `buildfolder`; `run` calls them in order (build, add), `cli` is on top; `settings`, `errors`,
-`timing` and the stage cache (`cache`) are the shared bottom. `share` writes exports, `view` holds how a
+`timing` and the result cache (`cache`) are the shared bottom. `export` writes exports, `view` holds how a
 build looks wherever it is shown, `search` ranks papers for a query (docs/how-it-works.md).
 
 Importing this package is cheap: heavy libraries (torch, sentence-transformers, UMAP,

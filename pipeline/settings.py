@@ -187,8 +187,8 @@ class BuildSettings:
     )
     cache_dir: Path | None = _setting(
         None,
-        "Folder for the caches: embeddings, so rebuilds embed only new texts, and the stages' results, so a "
-        "rebuild of the same papers and settings skips the fit and the map "
+        "Folder for the caches: embeddings, so rebuilds embed only new texts, and results (the fit, the map, ...), "
+        "so a rebuild of the same papers and settings skips the fit and the map "
         "(default: $TOPIC_EXPLORER_CACHE, else the user cache folder: ~/.cache/topic-explorer on Linux).",
     )
 
@@ -230,7 +230,7 @@ class BuildSettings:
         return values
 
     def for_results(self, *, with_seed: bool) -> dict[str, Any]:
-        """The settings a stage's result may depend on, for the stage cache's keys: all but how the work is
+        """The settings a kept result may depend on, for the result cache's keys: all but how the work is
         spread (`RUN_ONLY`), and the seed only `with_seed` (it draws the map; the topics do not depend on it)."""
         values = {name: value for name, value in self.to_dict().items() if name not in RUN_ONLY}
         if not with_seed:

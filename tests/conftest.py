@@ -32,7 +32,7 @@ def _session_cache(tmp_path_factory):
 
 @pytest.fixture(autouse=True)
 def _test_cache(tmp_path_factory, monkeypatch) -> None:
-    """Each test starts with an empty cache of its own, so no test passes on another's cached stages."""
+    """Each test starts with an empty cache of its own, so no test passes on another's cached results."""
     monkeypatch.setenv("TOPIC_EXPLORER_CACHE", str(tmp_path_factory.mktemp("cache")))
 
 

@@ -132,7 +132,7 @@ MANIFEST_SCHEMA: dict = {
         "seconds": _typed("object", "wall time per stage"),
         "cpu_seconds": _typed("object", "the build process's CPU time per stage (all its threads)"),
         "peak_memory_mb": _typed("object", "per stage, the build process's highest resident memory so far (MiB)"),
-        "stage_cache": _typed("object", "the stages read from the stage cache (reused) and those computed"),
+        "stage_cache": _typed("object", "the results read from the result cache (reused) and those computed, by name"),
         "versions": _typed("object", "python and package versions"),
         "additions": _typed("array", "one entry per `add`: when, inputs, papers added, duplicates, poorly fitting"),
         "seed": _typed("integer", "version 2 and older: the seed (now only in `settings`)"),

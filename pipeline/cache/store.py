@@ -1,18 +1,21 @@
-"""Results of the build's deterministic stages on disk, by the digest of everything a stage takes.
+"""The result cache: the build's deterministic results on disk, each by the digest of everything it is made from.
 
-A rebuild whose vectors, texts and settings are unchanged then skips the neighbour search, the clustering, the
-topics' descriptions, the map's layout, the topic tree and the scores, and gives the same build, byte for byte.
-The cache wraps whole stages (what a stage takes in, what it gives back), never their insides, so changing an
-algorithm cannot make it stale: every entry's key holds
-- every input of the stage it wraps (vector bytes, texts, labels, settings, the map's seed where it draws one);
-- `STAGE_CACHE_VERSION`, bumped by hand when a change alters what a stage gives or how an entry is stored;
+Seven results are kept, each under its name: "embedder" (TF-IDF's fitted space and the sample's vectors),
+"neighbours", "clusters", "fit" (the whole fit, keywords and labels included), "layout" (the map), "hierarchy"
+(the topic tree) and "evaluate" (the scores). They are not the build's stages (the ten its timings name): three
+share a stage's name, the others are parts of stages (the fit spans reduce, cluster and keywords). A rebuild whose
+vectors, texts and settings are unchanged reads them back and gives the same build, byte for byte. The cache
+wraps whole computations (what one takes in, what it gives back), never their insides, so changing an algorithm
+cannot make it stale: every entry's key holds
+- every input of the computation (vector bytes, texts, topic ids, settings, the map's seed where it draws one);
+- `RESULT_CACHE_VERSION`, bumped by hand when a change alters a result or how an entry is stored;
 - `code_version()`: a digest of the pipeline's own source and the versions of the libraries whose numbers
   reach the results, so a new release, or any edit to the pipeline, misses the cache.
 
-Entries live beside the embedding cache (`--cache-dir`), one folder per entry (`stages/STAGE/KEY/`), written into
+Entries live beside the embedding cache (`--cache-dir`), one folder per entry (`stages/NAME/KEY/`), written into
 a staging folder and renamed into place, so a reader never sees half an entry. One that cannot be read (a disk
 fault, a file edited by hand) is logged in one line, deleted and computed again: the cache never breaks a build
-and never changes its result. Each stage keeps its `MAX_ENTRIES_PER_STAGE` most recently used entries.
+and never changes its result. Each name keeps its `MAX_ENTRIES_PER_RESULT` most recently used entries.
 """
 
 from __future__ import annotations
@@ -38,14 +41,14 @@ from scipy import sparse
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 
-# The stage cache's format and algorithms. BUMP IT with any change that alters a stage's result (a constant, a
+# The result cache's format and algorithms. BUMP IT with any change that alters a result (a constant, a
 # rule, a library's use) or how an entry is written or read: every older entry is then missed, never reused. An
 # edit to the pipeline's .py files also misses through `code_version()`, but that digest sees no data file, no
 # library left out of `RESULT_PACKAGES`, and nothing in an install that ships without its .py sources.
-STAGE_CACHE_VERSION = "2026.3"
-STAGES_DIR = "stages"  # inside the cache folder, beside the embeddings
-MAX_ENTRIES_PER_STAGE = 20  # older entries are deleted: a 50,000-paper fit's entry is about 30 MB
-# Libraries whose numbers reach a stage's result: a new version of any of them misses every entry.
+RESULT_CACHE_VERSION = "2026.3"
+RESULTS_DIR = "stages"  # inside the cache folder, beside the embeddings; its name from before, so caches stay found
+MAX_ENTRIES_PER_RESULT = 20  # older entries are deleted: a 50,000-paper fit's entry is about 30 MB
+# Libraries whose numbers reach a result: a new version of any of them misses every entry.
 # MiniLM's (torch, transformers, sentence-transformers) embed topic names and keyword candidates inside the fit.
 RESULT_PACKAGES = (
     "bertopic", "fastcluster", "igraph", "leidenalg", "numba", "numpy", "pandas", "pyarrow", "pynndescent",
@@ -56,8 +59,8 @@ VALUES_FILE = "values.json"
 
 
 @dataclass
-class StageCounts:
-    """How many stages came from the cache and how many were computed, by stage name, for the manifest."""
+class ResultCounts:
+    """Which results came from the cache and which were computed, by name, for the manifest's `stage_cache`."""
 
     reused: list[str] = field(default_factory=list)
     computed: list[str] = field(default_factory=list)
@@ -66,50 +69,50 @@ class StageCounts:
         return {"reused": list(self.reused), "computed": list(self.computed)}
 
 
-class StageCache:
-    """Stage results by key; `None` as the folder keeps nothing (every stage is computed)."""
+class ResultCache:
+    """Results by name and key; `None` as the folder keeps nothing (every result is computed)."""
 
     def __init__(self, directory: Path | None):
-        self.directory = Path(directory) / STAGES_DIR if directory is not None else None
-        self.counts = StageCounts()
+        self.directory = Path(directory) / RESULTS_DIR if directory is not None else None
+        self.counts = ResultCounts()
 
     def run(
         self,
-        stage: str,
+        name: str,
         inputs: list[Any],
         compute: Callable[[], T],
         *,
         write: Callable[[T, Path], None],
         read: Callable[[Path], T],
     ) -> T:
-        """`compute()`'s result, from the entry for `inputs` when there is one; stored for next time otherwise.
+        """`compute()`'s result `name`, from the entry for `inputs` when there is one; stored for next time otherwise.
 
         `inputs` are everything the result depends on (see `digest`); `write(result, folder)` stores a result in
         an empty folder and `read(folder)` gives it back, equal to what `compute` returned.
         """
         if self.directory is None:
             return compute()
-        key = digest(stage, STAGE_CACHE_VERSION, code_version(), *inputs)
-        entry = self.directory / stage / key
+        key = digest(name, RESULT_CACHE_VERSION, code_version(), *inputs)
+        entry = self.directory / name / key
         if entry.is_dir():
             try:
                 result = read(entry)
             except Exception as error:  # any fault in an entry means: compute it again
                 problem = f"{type(error).__name__}: {error}"
-                log.warning("cached %s result unreadable (%s); computing it again", stage, problem)
+                log.warning("cached %s result unreadable (%s); computing it again", name, problem)
                 shutil.rmtree(entry, ignore_errors=True)
             else:
                 _touch(entry)
-                self.counts.reused.append(stage)
+                self.counts.reused.append(name)
                 return result
         result = compute()
-        self.counts.computed.append(stage)
-        self._store(stage, entry, result, write)
+        self.counts.computed.append(name)
+        self._store(name, entry, result, write)
         return result
 
-    def _store(self, stage: str, entry: Path, result: Any, write: Callable[[Any, Path], None]) -> None:
+    def _store(self, name: str, entry: Path, result: Any, write: Callable[[Any, Path], None]) -> None:
         """Write the entry into a staging folder and rename it into place. A cache that cannot be written (a full
-        disk) is left alone: the build goes on, and the next one computes the stage again."""
+        disk) is left alone: the build goes on, and the next one computes the result again."""
         staging = None
         try:
             entry.parent.mkdir(parents=True, exist_ok=True)
@@ -121,7 +124,7 @@ class StageCache:
             if not entry.is_dir():
                 # A full or read-only disk is the machine's state (said at INFO); anything else is a bug to report.
                 level = logging.INFO if isinstance(error, OSError) else logging.WARNING
-                log.log(level, "could not keep the %s result in the stage cache (%s)", stage, error)
+                log.log(level, "could not keep the %s result in the result cache (%s)", name, error)
         finally:
             if staging is not None:
                 shutil.rmtree(staging, ignore_errors=True)
@@ -132,11 +135,11 @@ def _touch(entry: Path) -> None:
         os.utime(entry)
 
 
-def _forget_oldest(stage_dir: Path) -> None:
+def _forget_oldest(folder: Path) -> None:
     entries = sorted(
-        (p for p in stage_dir.iterdir() if p.is_dir() and not p.name.startswith(".")), key=_modified, reverse=True
+        (p for p in folder.iterdir() if p.is_dir() and not p.name.startswith(".")), key=_modified, reverse=True
     )
-    for old in entries[MAX_ENTRIES_PER_STAGE:]:
+    for old in entries[MAX_ENTRIES_PER_RESULT:]:
         shutil.rmtree(old, ignore_errors=True)
 
 
@@ -194,7 +197,7 @@ def _feed(hasher: Any, value: Any) -> None:
     elif isinstance(value, Path):
         framed("path", str(value).encode("utf-8"))
     else:
-        raise TypeError(f"cannot key a stage by a {type(value).__name__}")
+        raise TypeError(f"cannot key a result by a {type(value).__name__}")
 
 
 @cache

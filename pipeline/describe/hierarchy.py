@@ -28,7 +28,7 @@ from scipy import sparse
 
 from topic_explorer.pipeline.buildfolder.model import TopicModel
 from topic_explorer.pipeline.buildfolder.read import empty_hierarchy
-from topic_explorer.pipeline.cache.store import StageCache, read_frame, write_frame
+from topic_explorer.pipeline.cache.store import ResultCache, read_frame, write_frame
 from topic_explorer.pipeline.describe.labels import bound_words, generic_terms
 from topic_explorer.pipeline.describe.terms import TermCounts
 from topic_explorer.pipeline.describe.theme_names import theme_field, theme_name
@@ -125,7 +125,7 @@ def topic_hierarchy(
 
 
 def remembered_hierarchy(
-    stages: StageCache,
+    results: ResultCache,
     counts: TermCounts,
     model: TopicModel,
     *,
@@ -135,7 +135,7 @@ def remembered_hierarchy(
     embedder_name: str,
     topic_labels: dict[int, str],
 ) -> pd.DataFrame:
-    """`topic_hierarchy`, or its result from the stage cache; keyed by what it takes (`embed_terms` by the name
+    """`topic_hierarchy`, or its result from the result cache; keyed by what it takes (`embed_terms` by the name
     of the embedder behind it)."""
     inputs = [
         *[list(counts.terms), counts.topic_ids, counts.sizes, counts.counts, counts.papers],
@@ -149,7 +149,7 @@ def remembered_hierarchy(
         )
 
     write = lambda tree, folder: write_frame(folder, "tree", tree)  # noqa: E731
-    return stages.run("hierarchy", inputs, compute, write=write, read=lambda folder: read_frame(folder, "tree"))
+    return results.run("hierarchy", inputs, compute, write=write, read=lambda folder: read_frame(folder, "tree"))
 
 
 def _topic_labels(

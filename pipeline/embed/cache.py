@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from topic_explorer.pipeline.cache.store import StageCache, read_arrays, write_arrays
+from topic_explorer.pipeline.cache.store import ResultCache, read_arrays, write_arrays
 from topic_explorer.pipeline.embed.models import Embedder
 
 
@@ -69,10 +69,10 @@ class EmbeddingCache:
 
 
 def remembered_embedder(
-    stages: StageCache, embedder: Embedder, texts: list[str], compute: Callable[[], tuple[Embedder, np.ndarray]]
+    results: ResultCache, embedder: Embedder, texts: list[str], compute: Callable[[], tuple[Embedder, np.ndarray]]
 ) -> tuple[Embedder, np.ndarray]:
     """`compute()` (an embedder that learns its space from `texts`, fitted, and their vectors), or its result from
-    the stage cache; keyed by the texts and the embedder's kind, name and settings (its public attributes)."""
+    the result cache; keyed by the texts and the embedder's kind, name and settings (its public attributes)."""
     made_with = {name: value for name, value in vars(embedder).items() if not name.startswith("_")}
 
     def write(result: tuple[Embedder, np.ndarray], folder: Path) -> None:
@@ -85,4 +85,4 @@ def remembered_embedder(
         return type(embedder).from_state(state), arrays["vectors"]
 
     inputs = [texts, type(embedder).__name__, embedder.name, made_with]
-    return stages.run("embedder", inputs, compute, write=write, read=read)
+    return results.run("embedder", inputs, compute, write=write, read=read)

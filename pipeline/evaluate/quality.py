@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 from sklearn.feature_extraction.text import CountVectorizer
 
-from topic_explorer.pipeline.cache.store import StageCache, read_frame, read_values, write_frame, write_values
+from topic_explorer.pipeline.cache.store import ResultCache, read_frame, read_values, write_frame, write_values
 from topic_explorer.pipeline.text.clean import clean_for_keywords
 
 COHERENCE_TOP_N = 10
@@ -154,9 +154,9 @@ def assess(
 
 
 def remembered_assess(
-    stages: StageCache, texts: list[str], topic_id: np.ndarray, fits_poorly: np.ndarray, topics: pd.DataFrame
+    results: ResultCache, texts: list[str], topic_id: np.ndarray, fits_poorly: np.ndarray, topics: pd.DataFrame
 ) -> Quality:
-    """`assess` without labels, or its result from the stage cache; keyed by everything it takes."""
+    """`assess` without labels, or its result from the result cache; keyed by everything it takes."""
 
     def write(found: Quality, folder: Path) -> None:
         values = {name: getattr(found, name) for name in ("coherence", "diversity", "poorly_fitting_share", "n_topics")}
@@ -167,4 +167,4 @@ def remembered_assess(
         return Quality(**read_values(folder), per_topic=read_frame(folder, "per_topic"))
 
     scored = [texts, topic_id, fits_poorly, topics]
-    return stages.run("evaluate", scored, lambda: assess(*scored), write=write, read=read)
+    return results.run("evaluate", scored, lambda: assess(*scored), write=write, read=read)

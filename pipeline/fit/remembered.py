@@ -1,4 +1,4 @@
-"""The fit's inner stages through the stage cache (`pipeline.cache`), each keyed here, beside the fit.
+"""The fit's inner results through the result cache (`pipeline.cache`), each keyed here, beside the fit.
 
 What each key holds:
 - neighbours: the vectors and how many neighbours;
@@ -15,12 +15,12 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from topic_explorer.pipeline.cache.store import StageCache, read_arrays, read_values, write_arrays, write_values
+from topic_explorer.pipeline.cache.store import ResultCache, read_arrays, read_values, write_arrays, write_values
 from topic_explorer.pipeline.fit.clusters import TopicParameters
 from topic_explorer.pipeline.fit.reduce import Neighbours
 
 
-def neighbours(stages: StageCache, vectors: np.ndarray, k: int, compute: Callable[[], Neighbours]) -> Neighbours:
+def neighbours(results: ResultCache, vectors: np.ndarray, k: int, compute: Callable[[], Neighbours]) -> Neighbours:
     """`compute()` (the `k` nearest neighbours of `vectors`), or its stored result."""
 
     def write(found: Neighbours, folder: Path) -> None:
@@ -30,7 +30,7 @@ def neighbours(stages: StageCache, vectors: np.ndarray, k: int, compute: Callabl
         arrays = read_arrays(folder)
         return Neighbours(arrays["indices"], arrays["distances"])
 
-    return stages.run("neighbours", [vectors, k], compute, write=write, read=read)
+    return results.run("neighbours", [vectors, k], compute, write=write, read=read)
 
 
 class RememberedClusters:
@@ -40,9 +40,9 @@ class RememberedClusters:
     attributes fitting reads (`labels_`, `left_out_`, `fits_poorly_`, `parameters_`).
     """
 
-    def __init__(self, clustering, stages: StageCache, inputs: list):
+    def __init__(self, clustering, results: ResultCache, inputs: list):
         self.clustering = clustering
-        self.stages = stages
+        self.results = results
         self.inputs = inputs
 
     def fit(self, X: np.ndarray, y: None = None) -> RememberedClusters:
@@ -62,7 +62,7 @@ class RememberedClusters:
                 parameters_=TopicParameters(**values["parameters"]),
             )
 
-        fitted = self.stages.run("clusters", [X, *self.inputs], compute, write=write, read=read)
+        fitted = self.results.run("clusters", [X, *self.inputs], compute, write=write, read=read)
         self.labels_, self.left_out_ = fitted.labels_, fitted.left_out_
         self.fits_poorly_, self.parameters_ = fitted.fits_poorly_, fitted.parameters_
         return self

@@ -1,4 +1,4 @@
-"""The whole fit through the stage cache (`pipeline.cache`), keyed here, beside the fit.
+"""The whole fit through the result cache (`pipeline.cache`), keyed here, beside the fit.
 
 The key: `fit.topics.fit_inputs` (the vectors, the texts, the settings the topics depend on, the clustering
 parameters they resolve to, and the embedder, which embeds topic names and keyword candidates). The BERTopic
@@ -19,7 +19,7 @@ import numpy as np
 from topic_explorer.pipeline.buildfolder.model import TopicModel
 from topic_explorer.pipeline.buildfolder.schema import BERTOPIC_FOLDER
 from topic_explorer.pipeline.cache.store import (
-    StageCache,
+    ResultCache,
     from_sparse_parts,
     read_arrays,
     read_frame,
@@ -38,7 +38,7 @@ from topic_explorer.pipeline.timing import StageTimer
 
 
 def fit(
-    stages: StageCache,
+    results: ResultCache,
     vectors: np.ndarray,
     texts: list[str],
     *,
@@ -51,7 +51,7 @@ def fit(
     BERTopic model is stored as the build stores it and opened again with BERTopic."""
 
     def compute() -> Fit:
-        return fit_topics(vectors, texts, settings=settings, embed=embed, timer=timer, stages=stages)
+        return fit_topics(vectors, texts, settings=settings, embed=embed, timer=timer, results=results)
 
     def write(found: Fit, folder: Path) -> None:
         bertopic = found.bertopic
@@ -96,7 +96,7 @@ def fit(
         )
 
     inputs = fit_inputs(vectors, texts, settings, embedder_name)
-    return stages.run("fit", inputs, compute, write=write, read=read)
+    return results.run("fit", inputs, compute, write=write, read=read)
 
 
 @dataclass(frozen=True)

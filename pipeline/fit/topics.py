@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 
 from topic_explorer.pipeline.buildfolder.model import TopicModel
-from topic_explorer.pipeline.cache.store import StageCache
+from topic_explorer.pipeline.cache.store import ResultCache
 from topic_explorer.pipeline.describe.terms import DOCUMENT_END, PaperTerms, TermCounts
 from topic_explorer.pipeline.fit.clusters import TopicParameters, choose_parameters
 from topic_explorer.pipeline.fit.named_topics import match_named_topics
@@ -63,12 +63,12 @@ def fit_topics(
     settings: BuildSettings,
     embed: Callable[[list[str]], np.ndarray],
     timer: StageTimer | None = None,
-    stages: StageCache | None = None,
+    results: ResultCache | None = None,
 ) -> Fit:
     """BERTopic fitted on the fit sample's embeddings and abstracts, with our clustering and naming.
 
     `embed` turns texts (the user's topic names, keyword candidates) into vectors with the build's embedder.
-    `timer` receives 'reduce' (neighbours and UMAP), 'cluster' and 'keywords'. `stages` keeps the neighbours and
+    `timer` receives 'reduce' (neighbours and UMAP), 'cluster' and 'keywords'. `results` keeps the neighbours and
     the clustering for the next fit of the same papers (`pipeline.fit.remembered`).
     """
     from bertopic import BERTopic
@@ -85,11 +85,11 @@ def fit_topics(
     from topic_explorer.pipeline.fit.bertopic_model import BuildEmbedder
 
     timer = timer or StageTimer()
-    stages = stages or StageCache(None)
+    results = results or ResultCache(None)
     params = choose_parameters(len(vectors), settings)
     with timer.stage("reduce"):
         k = params.graph_neighbors + 1
-        neighbours = remembered.neighbours(stages, vectors, k, lambda: nearest_neighbours(vectors, k))
+        neighbours = remembered.neighbours(results, vectors, k, lambda: nearest_neighbours(vectors, k))
     match = match_named_topics(
         settings.named_topics, abstracts, vectors, embed, threshold=settings.named_topic_threshold
     )
@@ -99,7 +99,7 @@ def fit_topics(
     made_with = [abstracts, neighbours.indices, neighbours.distances, match.paper_name, params.as_dict()]
     clusters = remembered.RememberedClusters(
         topic_clusters(params, neighbours, terms, match.paper_name, settings, timer),
-        stages,
+        results,
         [*made_with, _clustering_settings(settings)],
     )
     describer = TopicDescriber(
@@ -161,7 +161,7 @@ def topic_clusters(
 
 
 def fit_inputs(vectors: np.ndarray, abstracts: list[str], settings: BuildSettings, embedder_name: str) -> list:
-    """Everything `fit_topics` gives depends on, for the stage cache's key of a whole fit: the vectors, the texts
+    """Everything `fit_topics` gives depends on, for the result cache's key of a whole fit: the vectors, the texts
     (their words blend into the clustering's graph and name the topics), every setting but the seed and how the
     work is spread, the clustering parameters those resolve to (`TopicParameters`, the words' weight included),
     and the embedder that embeds topic names and keyword candidates."""

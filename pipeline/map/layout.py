@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from topic_explorer.pipeline.cache.store import StageCache, read_arrays, write_arrays
+from topic_explorer.pipeline.cache.store import ResultCache, read_arrays, write_arrays
 from topic_explorer.pipeline.fit.reduce import Neighbours, umap_class
 
 MAP_MIN_DIST = 0.1  # how tightly UMAP may pack points on the map (0 stacks near-duplicates)
@@ -20,15 +20,15 @@ def map_coordinates(vectors: np.ndarray, neighbours: Neighbours, *, seed: int, n
     return ((points - low) / (max(high - low) or 1.0)).astype(np.float32)
 
 
-def remembered_map(stages: StageCache, vectors: np.ndarray, neighbours: Neighbours, *, seed: int, n_neighbors: int):
-    """`map_coordinates`, or its result from the stage cache; keyed by everything it takes."""
+def remembered_map(results: ResultCache, vectors: np.ndarray, neighbours: Neighbours, *, seed: int, n_neighbors: int):
+    """`map_coordinates`, or its result from the result cache; keyed by everything it takes."""
     inputs = [vectors, neighbours.indices, neighbours.distances, n_neighbors, seed]
 
     def compute() -> np.ndarray:
         return map_coordinates(vectors, neighbours, seed=seed, n_neighbors=n_neighbors)
 
     write = lambda xy, folder: write_arrays(folder, xy=xy)  # noqa: E731
-    return stages.run("layout", inputs, compute, write=write, read=lambda folder: read_arrays(folder)["xy"])
+    return results.run("layout", inputs, compute, write=write, read=lambda folder: read_arrays(folder)["xy"])
 
 
 def umap_embed(

@@ -31,7 +31,7 @@ from topic_explorer.pipeline.apply.loop import apply_papers, embed_all
 from topic_explorer.pipeline.buildfolder.model import POOR_FIT_QUANTILE
 from topic_explorer.pipeline.buildfolder.schema import BERTOPIC_DIR, ModelParts
 from topic_explorer.pipeline.buildfolder.write import BuildWriter, check_destination
-from topic_explorer.pipeline.cache.store import StageCache
+from topic_explorer.pipeline.cache.store import ResultCache
 from topic_explorer.pipeline.describe.hierarchy import remembered_hierarchy
 from topic_explorer.pipeline.describe.topics import topic_sizes, with_sizes
 from topic_explorer.pipeline.embed.cache import CacheStats, EmbeddingCache, remembered_embedder
@@ -111,12 +111,12 @@ def run_build(
         embedder.name,
         engine.description,
     )
-    stages = StageCache(settings.cache_dir)
+    results = ResultCache(settings.cache_dir)
     embed_sample = partial(embed_all, sample_texts, cache=cache, engine=engine, progress=progress, stats=stats)
     with timer.stage("embed"):
-        if embedder.fits_corpus:  # its space is learnt from the sample: kept with the vectors in the stage cache
+        if embedder.fits_corpus:  # its space is learnt from the sample: kept with the vectors in the result cache
             embedder, vectors = remembered_embedder(
-                stages, embedder, sample_texts, lambda: (embedder.fit(sample_texts), embed_sample(embedder))
+                results, embedder, sample_texts, lambda: (embedder.fit(sample_texts), embed_sample(embedder))
             )
         else:
             vectors = embed_sample(embedder)
@@ -124,12 +124,18 @@ def run_build(
     log.info("Finding topics ...")
     with timer.stage("keywords"):  # what the inner stages leave: reading a stored fit, BERTopic's own work
         fit = stored.fit(
-            stages, vectors, sample_texts, settings=settings, embed=embed_here, embedder_name=embedder.name, timer=timer
+            results,
+            vectors,
+            sample_texts,
+            settings=settings,
+            embed=embed_here,
+            embedder_name=embedder.name,
+            timer=timer,
         )
     log.info("Drawing the map ...")
     with timer.stage("layout"):
         n_neighbors = fit.parameters.graph_neighbors
-        xy = remembered_map(stages, vectors, fit.neighbours, seed=settings.seed, n_neighbors=n_neighbors)
+        xy = remembered_map(results, vectors, fit.neighbours, seed=settings.seed, n_neighbors=n_neighbors)
     fitted = Fitted(embedder, fit.model, MapLayout(vectors, xy), settings.keep_outliers)
     fixed = Fixed(sample, fit.topic_id, fit.fits_poorly, xy, vectors)
     with BuildWriter(out, reader.n_papers, vectors.shape[1], reader.metadata_types) as writer:
@@ -148,16 +154,16 @@ def run_build(
         with timer.stage("hierarchy"):
             topic_labels = dict(zip(fit.topics["topic_id"].tolist(), fit.topics["label"], strict=True))
             tree = remembered_hierarchy(
-                stages, fit.counts, fit.model, texts=sample_texts, text_topics=fit.topic_id, embed_terms=embed_here,
+                results, fit.counts, fit.model, texts=sample_texts, text_topics=fit.topic_id, embed_terms=embed_here,
                 embedder_name=embedder.name, topic_labels=topic_labels,
             )  # fmt: skip
         with timer.stage("evaluate"):
-            quality = remembered_assess(stages, sample_texts, topic_id, fits_poorly, table)
+            quality = remembered_assess(results, sample_texts, topic_id, fits_poorly, table)
         table = table.merge(quality.per_topic[["topic_id", "coherence"]], on="topic_id", how="left")
         with timer.stage("write"):
             title = settings.title or default_title(inputs)
             manifest = _manifest(reader, title, titles_derived, fit, quality, settings, embedder, stats, timer)
-            manifest |= {"engine": engine.description, "stage_cache": stages.counts.as_dict()}
+            manifest |= {"engine": engine.description, "stage_cache": results.counts.as_dict()}
             model = ModelParts(fit.model, fit.counts.to_frame(), embedder.state() if embedder.fits_corpus else None)
             save = partial(
                 stored.save_bertopic,

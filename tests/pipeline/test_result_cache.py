@@ -1,5 +1,5 @@
-"""The stage cache: a rebuild of unchanged papers and settings reuses every stage and writes the same build; any
-change misses the stages it reaches and gives what a cold build gives; a broken entry never breaks a build."""
+"""The result cache: a rebuild of unchanged papers and settings reuses every result and writes the same build; any
+change misses the results it reaches and gives what a cold build gives; a broken entry never breaks a build."""
 
 from __future__ import annotations
 
@@ -15,14 +15,14 @@ import pandas as pd
 import pytest
 
 from tests.conftest import FakeEmbedder
-from topic_explorer.pipeline.cache import store as stagecache
-from topic_explorer.pipeline.cache.store import STAGES_DIR, StageCache, digest, read_arrays, write_arrays
+from topic_explorer.pipeline.cache import store as result_cache
+from topic_explorer.pipeline.cache.store import RESULTS_DIR, ResultCache, digest, read_arrays, write_arrays
 from topic_explorer.pipeline.fit import topics
 from topic_explorer.pipeline.ingest.corpus import load_corpus, sample_files
 from topic_explorer.pipeline.run.build import run_build
 from topic_explorer.pipeline.settings import BuildSettings
 
-EVERY_STAGE = {"neighbours", "clusters", "fit", "layout", "hierarchy", "evaluate"}
+EVERY_RESULT = {"neighbours", "clusters", "fit", "layout", "hierarchy", "evaluate"}
 SAME_FILES = ("topics.parquet", "hierarchy.parquet", "model/topics.npz", "model/terms.parquet")
 
 
@@ -48,7 +48,7 @@ def corpus(tmp_path_factory) -> Path:
     """The sample's 38 abstracts and 38 more (each one's sentences in reverse order): 76 papers."""
     abstracts = load_corpus(sample_files()).papers["abstract"].tolist()
     more = [". ".join(reversed(a.rstrip(".").split(". "))) + "." for a in abstracts]
-    path = tmp_path_factory.mktemp("stagecache") / "papers.csv"
+    path = tmp_path_factory.mktemp("result_cache") / "papers.csv"
     pd.DataFrame({"abstract": abstracts + more}).to_csv(path, index=False)
     return path
 
@@ -58,7 +58,7 @@ def cold(tmp_path_factory, corpus) -> tuple[Path, Path]:
     """A build from an empty cache, and the cache it filled."""
     folder = tmp_path_factory.mktemp("cold")
     manifest = build([corpus], folder / "build", folder / "cache")
-    assert set(manifest["stage_cache"]["computed"]) == EVERY_STAGE
+    assert set(manifest["stage_cache"]["computed"]) == EVERY_RESULT
     assert not manifest["stage_cache"]["reused"]
     return folder / "build", folder / "cache"
 
@@ -68,7 +68,7 @@ def filled_cache(cold: tuple[Path, Path], tmp_path: Path) -> Path:
     return Path(shutil.copytree(cold[1], tmp_path / "cache"))
 
 
-def test_a_rebuild_of_unchanged_papers_reuses_every_stage_and_writes_the_same_build(cold, corpus, tmp_path):
+def test_a_rebuild_of_unchanged_papers_reuses_every_result_and_writes_the_same_build(cold, corpus, tmp_path):
     manifest = build([corpus], tmp_path / "warm", filled_cache(cold, tmp_path))
     assert manifest["stage_cache"] == {"reused": ["fit", "layout", "hierarchy", "evaluate"], "computed": []}
     assert_same_build(cold[0], tmp_path / "warm")
@@ -161,11 +161,11 @@ def test_every_setting_but_the_seed_and_where_the_work_runs_changes_the_fits_key
     assert key() != digest(*topics.fit_inputs(vectors, [*texts[:3], "d A"], BuildSettings(), "embedder"))
 
 
-def test_a_new_stage_cache_version_misses_every_entry(cold, corpus, tmp_path, monkeypatch):
-    """Bumping `STAGE_CACHE_VERSION` (a change to how a stage computes or stores its result) recomputes it all."""
-    monkeypatch.setattr(stagecache, "STAGE_CACHE_VERSION", stagecache.STAGE_CACHE_VERSION + "-next")
+def test_a_new_result_cache_version_misses_every_entry(cold, corpus, tmp_path, monkeypatch):
+    """Bumping `RESULT_CACHE_VERSION` (a change to how a result is computed or stored) recomputes them all."""
+    monkeypatch.setattr(result_cache, "RESULT_CACHE_VERSION", result_cache.RESULT_CACHE_VERSION + "-next")
     manifest = build([corpus], tmp_path / "warm", filled_cache(cold, tmp_path))
-    assert set(manifest["stage_cache"]["computed"]) == EVERY_STAGE
+    assert set(manifest["stage_cache"]["computed"]) == EVERY_RESULT
     assert not manifest["stage_cache"]["reused"]
     assert_same_build(cold[0], tmp_path / "warm")
 
@@ -186,7 +186,7 @@ def test_a_changed_text_misses_the_cache_even_where_its_vectors_stay_the_same(co
 
 def test_corrupt_entries_are_computed_again_with_one_line_each_and_the_same_build(cold, corpus, tmp_path, caplog):
     cache = filled_cache(cold, tmp_path)
-    damaged = sorted((cache / STAGES_DIR).glob("*/*/arrays.npz"))
+    damaged = sorted((cache / RESULTS_DIR).glob("*/*/arrays.npz"))
     for path in damaged:
         path.write_bytes(path.read_bytes()[: len(path.read_bytes()) // 2])  # cut short, as by a crash
     with caplog.at_level(logging.WARNING, logger="topic_explorer.pipeline.cache.store"):
@@ -201,7 +201,7 @@ def test_corrupt_entries_are_computed_again_with_one_line_each_and_the_same_buil
 
 
 def test_a_half_written_entry_is_never_read(tmp_path):
-    stages = StageCache(tmp_path)
+    results = ResultCache(tmp_path)
     calls = []
 
     def compute() -> np.ndarray:
@@ -214,22 +214,22 @@ def test_a_half_written_entry_is_never_read(tmp_path):
 
     read = lambda folder: read_arrays(folder)["values"]  # noqa: E731
     with pytest.raises(KeyboardInterrupt):
-        stages.run("stage", ["input"], compute, write=write_then_fail, read=read)
-    assert not list((tmp_path / STAGES_DIR / "stage").iterdir())  # neither the entry nor its staging folder
+        results.run("result", ["input"], compute, write=write_then_fail, read=read)
+    assert not list((tmp_path / RESULTS_DIR / "result").iterdir())  # neither the entry nor its staging folder
     write = lambda result, folder: write_arrays(folder, values=result)  # noqa: E731
     for _ in range(2):
-        assert stages.run("stage", ["input"], compute, write=write, read=read).tolist() == [0, 1, 2]
+        assert results.run("result", ["input"], compute, write=write, read=read).tolist() == [0, 1, 2]
     assert len(calls) == 2
-    assert stages.counts.reused == ["stage"]
+    assert results.counts.reused == ["result"]
 
 
 def test_a_cache_that_cannot_be_written_still_gives_the_result(tmp_path):
     blocked = tmp_path / "a-file"
     blocked.write_text("not a folder")
-    stages = StageCache(blocked)
-    result = stages.run("stage", [1], lambda: np.ones(2), write=lambda r, f: None, read=lambda f: None)
+    results = ResultCache(blocked)
+    result = results.run("result", [1], lambda: np.ones(2), write=lambda r, f: None, read=lambda f: None)
     assert result.tolist() == [1.0, 1.0]
-    assert stages.counts.computed == ["stage"]
+    assert results.counts.computed == ["result"]
 
 
 def test_keys_tell_apart_inputs_that_only_concatenate_alike_or_differ_in_type():
@@ -243,15 +243,15 @@ def test_keys_tell_apart_inputs_that_only_concatenate_alike_or_differ_in_type():
 
 
 def test_the_code_version_digests_every_module_of_the_pipeline_not_only_the_cache_package(monkeypatch):
-    pipeline = Path(stagecache.__file__).resolve().parents[1]
+    pipeline = Path(result_cache.__file__).resolve().parents[1]
     read = []
     read_bytes = Path.read_bytes
     monkeypatch.setattr(Path, "read_bytes", lambda path: read.append(path) or read_bytes(path))
-    stagecache.code_version.cache_clear()
+    result_cache.code_version.cache_clear()
     try:
-        stagecache.code_version()
+        result_cache.code_version()
     finally:
-        stagecache.code_version.cache_clear()
+        result_cache.code_version.cache_clear()
     digested = {path.relative_to(pipeline).as_posix() for path in read}
     assert "fit/topics.py" in digested
     assert "cache/store.py" in digested
