@@ -1,1 +1,1 @@
-"""The per-paper stages over batches (embed, assign, place, count), in this process or on Dask."""
+"""The per-paper work over batches (embed, assign, place, count), in this process or on Dask."""

@@ -1,4 +1,4 @@
-"""The per-paper stages, applied to one batch of papers: title, embed, assign, place.
+"""The per-paper work, applied to one batch of papers: title, embed, assign, place.
 
 `apply_batch` is a pure function of the batch and the fitted model. The build runs it on every
 batch of papers, in this process or as a Dask task (see `pipeline.apply.engine`), and `topic-explorer add`

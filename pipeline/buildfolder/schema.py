@@ -123,7 +123,7 @@ MANIFEST_SCHEMA: dict = {
             "dimensions, cache use",
             properties={"name": {"type": "string"}, "dimensions": _WHOLE, "precision": {"type": ["string", "null"]}},
         ),
-        "engine": _typed("string", "where the per-batch stages ran"),
+        "engine": _typed("string", "where the per-batch work ran"),
         "named_topics": _typed("object", "matched and unmatched --topics names"),
         "metadata_columns": _typed("array", "the source's own columns, in order"),
         "quality": _typed(

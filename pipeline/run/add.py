@@ -1,7 +1,7 @@
 """`topic-explorer add`: put new papers into an existing build without fitting anything again.
 
 New papers are read like `build` reads them, papers the build already has are skipped, and the
-rest go through the same per-batch stages as a build's papers outside its fit sample
+rest go through the same per-batch work as a build's papers outside its fit sample
 (`pipeline.apply.batches`): embedded (cache first), assigned to the nearest topic (as
 `BERTopic.transform` assigns them), placed among the nearest fit-sample papers. The build is then
 written again, atomically, as a new version: the topics as fitted (keywords, labels, the BERTopic model),

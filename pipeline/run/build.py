@@ -3,8 +3,8 @@
 ingest -> embed the fit sample -> fit BERTopic (reduce, cluster, keywords and labels) -> layout -> per batch
 of papers: title, embed, assign, place -> topic tree -> evaluate -> write.
 
-Fitting sees the fit sample (every paper, up to `--fit-sample`); the per-batch stages
-(`pipeline.apply.batches`) run in this process or on a Dask cluster (`pipeline.apply.engine`) and their
+Fitting sees the fit sample (every paper, up to `--fit-sample`); the per-batch work
+(`pipeline.apply.batches`) runs in this process or on a Dask cluster (`pipeline.apply.engine`) and its
 results are written batch by batch. The BERTopic model is written once, here. Data passes between stages
 explicitly; nothing replaces the previous build until every stage succeeded.
 """
@@ -84,7 +84,7 @@ def run_build(
     """Build `inputs` (the bundled sample when empty) into the build folder `out`.
 
     `embedder` replaces the one `settings.embedder` names (tests pass a fast fake); `engine` runs
-    the per-batch stages (default: in this process).
+    the per-batch work (default: in this process).
     """
     check_destination(out)
     engine = engine or InProcess()

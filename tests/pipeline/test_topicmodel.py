@@ -1,4 +1,4 @@
-"""The fitted model and the per-paper stages that apply it: assign and place."""
+"""The fitted model and the per-paper work that apply it: assign and place."""
 
 import numpy as np
 import pytest
