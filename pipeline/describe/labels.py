@@ -13,7 +13,12 @@ lists:
   topic's papers use it (`DEFINING_SHARE`, `DEFINING_REACH`: "Quantization"; not "Time", "Data", "Features", which
   spread over many topics); otherwise it stands for the phrase
   the topic's papers write it in, as does a phrase the corpus mostly continues ("low-rank" -> "low-rank
-  adaptation") (`named_terms`);
+  adaptation") (`named_terms`). Even a defining word gives way to a phrase of the topic that covers it (written by
+  half its users, as particular to the topic) unless nearly all its users are the topic's (`STANDS_ALONE`: "Galaxies",
+  "Hockey" stay; "Languages" -> "Machine translation"); a word that cannot stand alone (a modifier, a head) gives its
+  place to the name holding it ("Bandits" -> "Contextual bandits");
+- a name takes back the stop words the corpus hyphenates before its first words, which counting drops ("context
+  learning" -> "In-context learning", `BoundWords.prefixes`);
 - a term the corpus abbreviates takes the acronym the field uses ("low rank adaptation" -> "LoRA", "human
   feedback" -> "RLHF"), as does a phrase inside the acronym's long form that the topic writes less often than the
   acronym ("low-rank" -> "LoRA"), and an acronym label carries its long form where it fits ("LoRA (low-rank
@@ -27,14 +32,15 @@ A theme (a group of the topic tree) is named from these labels in `theme_names`.
 from __future__ import annotations
 
 import re
-from collections import Counter
-from dataclasses import dataclass
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from itertools import pairwise
 
 import numpy as np
 from scipy import sparse
 
 from topic_explorer.pipeline.describe.terms import TermCounts
-from topic_explorer.pipeline.text.clean import word_runs
+from topic_explorer.pipeline.text.clean import STOP_WORDS, strip_markup, word_runs
 
 MAX_LABEL_WORDS = 5
 GENERIC_SHARE = 0.2  # a term used by at least this share of the corpus's papers names no part of it
@@ -47,11 +53,14 @@ BOUND_SAMPLE = 2000  # abstracts read for those statistics: enough, and cheap at
 DEFINING_SHARE = (
     0.5  # a single word names a topic alone when at least this share of the papers using it are the topic's
 )
-DEFINING_REACH = 0.4  # ... and at least this share of the topic's papers use it ("Quantization"; not "Time", "Data")
+DEFINING_REACH = 0.2  # ... and at least this share of the topic's papers use it ("Quantization"; not "Time", "Data")
 COMPLETION_SHARE = 0.3  # a phrase completes a term when this share of the topic's papers using the term write it
 LONGER_USE = 0.6  # ... and a longer phrase holding it that this share of its users write completes it in turn
+STANDS_ALONE = 0.8  # a defining word this share of whose users are the topic's is the field's own name ("Galaxies")
+COVER_SHARE = 0.5  # ... otherwise a phrase this share of the word's users in the topic write names it first
 MIN_COMPLETION_PAPERS = 2  # ... and at least this many (or all the topic's papers): one paper's phrase names no topic
 _NORMAL = re.compile(r"[\s-]+")
+_HYPHENATED = re.compile(r"\b((?:[a-z0-9]+-)+[a-z0-9]+)\b(?:\s+([a-z][a-z0-9]*))?")
 
 
 @dataclass(frozen=True)
@@ -60,22 +69,49 @@ class BoundWords:
 
     modifiers: frozenset[str]  # mostly written before another content word ("causal", "humanoid"): never a last word
     heads: frozenset[str]  # mostly written after another content word ("networks", "tasks"): never a label alone
+    # a word or two the corpus mostly writes hyphenated after stop words, which counting drops: "context learning" ->
+    # "in", "distribution generalization" -> "out-of"; a name starting with them takes them back ("In-context learning")
+    prefixes: dict[str, str] = field(default_factory=dict)
 
 
 def bound_words(texts: list[str]) -> BoundWords:
-    """The corpus's modifiers and heads (`BOUND_SHARE`), from a sample of its abstracts (`BOUND_SAMPLE`)."""
+    """The corpus's modifiers, heads and hyphenated prefixes (`BOUND_SHARE`), from a sample of its abstracts
+    (`BOUND_SAMPLE`)."""
     before, after, total = Counter(), Counter(), Counter()
+    hyphenated: defaultdict[str, Counter] = defaultdict(Counter)  # word (or two) -> stop words hyphenated before it
     step = max(1, len(texts) // BOUND_SAMPLE)
     for text in texts[::step]:
         for run in word_runs(text):
-            total.update(run)
+            total.update([*run, *map(" ".join, pairwise(run))])
             before.update(run[:-1])
             after.update(run[1:])
-    common = [(w, n) for w, n in total.items() if n >= MIN_BOUND_USES]
+        for chain, following in _HYPHENATED.findall(strip_markup(text).lower()):
+            parts = chain.split("-")
+            lead = next((k for k, part in enumerate(parts) if part not in STOP_WORDS), len(parts))
+            if 0 < lead < len(parts):
+                rest = [*parts[lead:], following] if following else parts[lead:]
+                hyphenated[rest[0]]["-".join(parts[:lead])] += 1
+                if len(rest) > 1 and rest[1] not in STOP_WORDS:
+                    hyphenated[" ".join(rest[:2])]["-".join(parts[:lead])] += 1
+    common = [(w, n) for w, n in total.items() if n >= MIN_BOUND_USES and " " not in w]
+    prefixes = {}
+    for words, stops in hyphenated.items():
+        stop, n = stops.most_common(1)[0]
+        if total[words] >= MIN_BOUND_USES and n >= BOUND_SHARE * total[words]:
+            prefixes[words] = stop
     return BoundWords(
         modifiers=frozenset(w for w, n in common if before[w] >= BOUND_SHARE * n),
         heads=frozenset(w for w, n in common if after[w] >= BOUND_SHARE * n),
+        prefixes=prefixes,
     )
+
+
+def prefixed(term: str, prefixes: dict[str, str]) -> str:
+    """`term` with the stop words the corpus hyphenates before its first words (`BoundWords.prefixes`): "context
+    learning" -> "in-context learning", "body control" -> "whole-body control"."""
+    words = normal_words(term).split()
+    stop = prefixes.get(" ".join(words[:2])) or prefixes.get(words[0] if words else "")
+    return f"{stop}-{term}" if stop else term
 
 
 def generic_terms(counts: TermCounts) -> frozenset[str]:
@@ -145,8 +181,46 @@ def named_terms(
                 kept.setdefault(phrase, score)
             elif bound:  # a phrase its papers never complete together still says more than the next term ("Low-rank")
                 kept.setdefault(term, score)
-        result[topic] = list(kept.items()) or naming[topic]  # a topic with no name left keeps its words to fall back on
+        covered = _covered(kept, here, index, corpus_papers, {a.lower() for a in acronyms or {}})
+        result[topic] = covered or naming[topic]  # a topic with no name left keeps its words to fall back on
     return result
+
+
+def _covered(
+    kept: dict[str, float], here: dict[int, int], index: dict[str, int], corpus: np.ndarray, acronyms: set[str]
+) -> list[tuple[str, float]]:
+    """`kept` (term -> score, best first) with each single word giving its place to the best phrase of the topic that
+    covers it, the word following: a phrase scoring at least `MIN_NAME_SHARE` of the word, written by `COVER_SHARE` of
+    the topic's papers using the word, and at least half as particular to the topic (its users that are the topic's).
+    An acronym keeps its place, as does a word nearly all of whose users (`STANDS_ALONE`, two more counted against
+    it: three papers prove little) are the topic's: the field's own name ("Galaxies"; "Languages" -> "Machine
+    translation", whose papers are also the LLMs')."""
+    ranked = list(kept.items())
+    result: dict[str, float] = {}
+    for term, score in ranked:
+        if term in result:
+            continue
+        i = index.get(term)
+        if (
+            " " not in term
+            and term not in acronyms
+            and i is not None
+            and here.get(i, 0) < STANDS_ALONE * (corpus[i] + MIN_COMPLETION_PAPERS)
+        ):
+            cover = [
+                t
+                for t, s in ranked
+                if " " in t
+                and t in index
+                and t not in result
+                and s >= MIN_NAME_SHARE * score
+                and here.get(index[t], 0) >= COVER_SHARE * here.get(i, 0)
+                and here.get(index[t], 0) / corpus[index[t]] >= COVER_SHARE * here.get(i, 0) / corpus[i]
+            ]
+            if cover:
+                result[cover[0]] = score
+        result.setdefault(term, score)
+    return list(result.items())
 
 
 def _completion(term: str, i: int, here: dict[int, int], counts: TermCounts, least: int) -> str | None:
@@ -196,6 +270,7 @@ def make_labels(
     (`bound_words`) and `generic` its generic terms (`generic_terms`).
     """
     short = {normal_words(long): acronym for acronym, long in (acronyms or {}).items()}
+    naming = [[(prefixed(term, bound.prefixes), score) for term, score in terms] for terms in naming]
     owner: dict[str, tuple[float, int]] = {}
     for topic, terms in enumerate(naming):
         for term, score in terms:
@@ -221,7 +296,12 @@ def _longer_first(terms: list[tuple[str, float]], bound: BoundWords, generic: fr
     floor = MIN_NAME_SHARE * max((score for _, score in terms), default=0.0)
     names = [(t, score) for t, score in terms if score >= floor and is_name(t, bound, generic)]
     ordered: list[str] = []
-    for term, score in names:
+    for term, score in [(t, s) for t, s in terms if s >= floor]:
+        if (term, score) not in names:  # a word that cannot stand alone: the name holding it takes its place
+            inside = f" {normal_words(term)} "
+            holding = [t for t, _ in names if t not in ordered and inside in f" {normal_words(t)} "]
+            ordered += holding[:1]
+            continue
         if term in ordered:
             continue
         inside = f" {normal_words(term)} "

@@ -67,6 +67,21 @@ def test_the_corpus_tells_its_modifiers_and_its_heads():
     assert "causal" not in bound.heads
 
 
+def test_a_name_takes_back_the_stop_words_the_corpus_hyphenates_before_it():
+    texts = [
+        "In-context learning of tasks.",
+        "We study in-context learning.",
+        "In-context learning emerges in transformers.",
+        "Context windows grow.",
+        "Long context windows cost memory.",
+    ]
+    bound = bound_words(texts)
+    assert bound.prefixes["context learning"] == "in"  # counted as "context learning": "in" is a stop word
+    assert "context" not in bound.prefixes  # "context windows" is written without it
+    labels = make_labels([_scored("context learning"), _scored("context windows")], bound=bound)
+    assert labels == ["In-context learning", "Context windows"]
+
+
 def test_generic_terms_are_those_many_papers_use():
     abstracts = [f"Learning with topic{i} words and topic{i} ideas." for i in range(10)]
     counts = PaperTerms.count(abstracts).topic_counts(np.arange(10) % 2, np.array([0, 1]))
@@ -111,6 +126,17 @@ def test_a_word_spread_over_topics_gives_way_to_the_phrase_its_topic_writes():
     named = named_terms(counts, {0: [("time", 1.0), ("forecasting", 0.5)], 2: [("quantization", 1.0)]})
     assert named[0][0] == ("time series forecasting", 1.0)  # "time" is as much the robots' word
     assert named[2] == [("quantization", 1.0)]  # its papers are all this topic's: the field's own name
+
+
+def test_a_single_word_gives_way_to_a_phrase_covering_its_topic_unless_its_users_are_the_topic_s():
+    languages = ["Machine translation across languages.", "Languages and machine translation.", "Rare languages."]
+    galaxies = ["Star formation in galaxies."] * 5 + ["Galaxies merge."] * 5
+    abstracts = [*languages, "Languages of code.", *galaxies, "Languages of robots.", "Robots in languages."]
+    counts = _counts(abstracts, [0, 0, 0, 0, *[2] * 10, 1, 1])
+    naming = {0: [("languages", 1.0), ("machine translation", 0.8)], 2: [("galaxies", 1.0), ("star formation", 0.8)]}
+    named = named_terms(counts, naming)
+    assert named[0][0] == ("machine translation", 1.0)  # a third of the papers writing "languages" are not the topic's
+    assert named[2][0] == ("galaxies", 1.0)  # every paper writing "galaxies" is the topic's: the field's own name
 
 
 def test_a_phrase_the_corpus_continues_is_completed():
@@ -167,6 +193,12 @@ def test_labels_never_repeat_a_name_in_another_form():
 def test_a_longer_name_that_scores_nearly_as_well_is_preferred():
     naming = [[("agents", 0.44), ("web agents", 0.42), ("safety", 0.2)], [("attacks", 0.5), ("jailbreak", 0.1)]]
     assert make_labels(naming) == ["Web agents", "Attacks"]
+
+
+def test_a_word_that_cannot_stand_alone_gives_its_place_to_the_name_holding_it():
+    naming = [[("bandits", 0.38), ("regret bounds", 0.35), ("contextual bandits", 0.32)]]
+    bound = BoundWords(modifiers=frozenset(), heads=frozenset({"bandits"}))  # the corpus writes "... bandits"
+    assert make_labels(naming, bound=bound) == ["Contextual bandits"]
 
 
 def test_a_topic_without_a_name_takes_its_best_term_and_a_weak_name_gives_way_to_it():
