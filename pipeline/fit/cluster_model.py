@@ -60,8 +60,9 @@ class TopicClusters:
         self.parameters_ = params
         with self.timer.stage("reduce"):
             graph = self._graph(X, rest, params)
+        words = None if self.lexical is None or not params.lexical_weight else self.lexical[rest]
         with self.timer.stage("cluster"):
-            clusters = find_clusters(graph, params)
+            clusters = find_clusters(graph, params, X[rest], words)
         labels[rest] = np.where(clusters >= 0, clusters + len(matched), -1)
         if (labels < 0).all():
             raise UserError(
@@ -78,7 +79,6 @@ class TopicClusters:
         ).topic_id
         if len(rest) >= SMALL_CORPUS and (clustered >= 0).any():
             with self.timer.stage("cluster"):
-                words = None if self.lexical is None or not params.lexical_weight else self.lexical[rest]
                 labels[rest] = len(matched) + settle(X[rest], labels[rest] - len(matched), words)
         self.fits_poorly_[self.left_out_] = assign(X[self.left_out_], TopicModel.fit(X, labels)).fits_poorly
         if self.keep_outliers:

@@ -117,8 +117,8 @@ def test_a_tenth_fewer_papers_redraws_no_topic():
 
 
 def test_the_consensus_keeps_what_most_views_agree_on():
-    """A graph of two cliques joined by one edge: every view keeps the cliques apart, so that edge's agreement is
-    0, where the clique edges agree fully."""
+    """A graph of two cliques joined by one edge, papers in two groups of meaning: every view keeps the cliques
+    apart, so that edge's agreement is 0, where the clique edges agree fully."""
     from scipy import sparse
 
     from topic_explorer.pipeline.fit.clusters import edge_agreement, leiden_communities
@@ -128,11 +128,34 @@ def test_the_consensus_keeps_what_most_views_agree_on():
     graph = sparse.csr_matrix(blocks)
     graph.setdiag(0)
     graph.eliminate_zeros()
+    vectors = groups_of(np.random.default_rng(3), np.eye(32)[:2], 150, 0.1)
     resolution, _ = leiden_communities(graph, 2, 5)
-    agreement = edge_agreement(graph, resolution)
+    agreement = edge_agreement(graph, resolution, vectors, min_size=5)
     within = np.concatenate([agreement[:150, :150].data, agreement[150:, 150:].data])
     assert agreement[0, 150] < 0.1
     assert np.median(within) == 1.0
+
+
+def test_each_view_settles_its_communities_on_their_centres():
+    """Paper 0 is wired into the second clique of the graph but means what the first group means: every view's
+    community holds it with the second clique, and settling moves it to the first group, so none of its edges
+    is one the views agree on."""
+    from scipy import sparse
+
+    from topic_explorer.pipeline.fit.clusters import edge_agreement, leiden_communities
+
+    blocks = sparse.block_diag([np.ones((150, 150)), np.ones((150, 150))]).tolil()
+    blocks[0, :150] = blocks[:150, 0] = 0.0
+    blocks[0, 150:] = blocks[150:, 0] = 1.0
+    graph = sparse.csr_matrix(blocks)
+    graph.setdiag(0)
+    graph.eliminate_zeros()
+    vectors = groups_of(np.random.default_rng(5), np.eye(32)[:2], 150, 0.1)
+    resolution, _ = leiden_communities(graph, 2, 5)
+    agreement = edge_agreement(graph, resolution, vectors, min_size=5)
+    assert graph[0, 150:].nnz == 150
+    assert agreement[0, 150:].sum() == 0.0
+    assert np.median(agreement[150:, 150:].data) == 1.0
 
 
 def test_settled_topics_are_where_add_would_put_each_paper():
@@ -188,7 +211,8 @@ def test_a_piece_of_the_graph_too_small_for_a_topic_is_left_out():
 
     blocks = [np.ones((30, 30)), np.ones((25, 25)), np.ones((2, 2))]
     graph = sparse.csr_matrix(sparse.block_diag(blocks))
-    labels = find_clusters(graph, TopicParameters(8, 5, 2, 3))
+    vectors = np.eye(57)  # below SMALL_CORPUS papers the graph alone decides
+    labels = find_clusters(graph, TopicParameters(8, 5, 2, 3), vectors)
     assert labels[-2:].tolist() == [-1, -1]
     assert set(labels[:55]) == {0, 1}
     assert len(set(labels[:30])) == 1
@@ -205,4 +229,4 @@ def test_the_same_vectors_always_give_the_same_graph_and_topics(seed):
     first = neighbour_graph(vectors, neighbours, n_neighbors=params.graph_neighbors)
     again = neighbour_graph(vectors.copy(), neighbours, n_neighbors=params.graph_neighbors)
     assert (first != again).nnz == 0
-    np.testing.assert_array_equal(find_clusters(first, params), find_clusters(again, params))
+    np.testing.assert_array_equal(find_clusters(first, params, vectors), find_clusters(again, params, vectors))

@@ -9,11 +9,13 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from scipy import sparse
 
 from topic_explorer.pipeline.buildfolder.read import read_build
 from topic_explorer.pipeline.buildfolder.schema import HIERARCHY_FILE
 from topic_explorer.pipeline.buildfolder.write import write_build
-from topic_explorer.pipeline.describe.hierarchy import cut, level_sizes, theme_tree
+from topic_explorer.pipeline.describe.hierarchy import cut, level_sizes, theme_tree, topic_words
+from topic_explorer.pipeline.describe.terms import TermCounts
 from topic_explorer.pipeline.errors import UserError
 from topic_explorer.pipeline.run.add import add_papers
 from topic_explorer.pipeline.run.build import run_build
@@ -44,6 +46,25 @@ def test_every_finer_group_lies_inside_one_coarser_group(n, seed):
     for coarse, fine in itertools.pairwise(cuts):
         for group in np.unique(fine):
             assert len(np.unique(coarse[fine == group])) == 1
+
+
+def test_words_join_topics_whose_meanings_barely_differ():
+    """Four topics about equally far apart in meaning (a and c a little nearer) whose words pair them a+b, c+d:
+    the tree follows the words, as BERTopic's tree over c-TF-IDF rows would; on meanings alone it pairs a+c."""
+    centres = np.full((4, 4), 0.5) + np.eye(4)
+    centres[0, 2] = centres[2, 0] = 0.9
+    counts = TermCounts(
+        topic_ids=np.arange(4),
+        terms=("graph", "protein"),
+        counts=sparse.csr_matrix([[9, 0], [8, 1], [0, 9], [1, 8]]),
+        papers=sparse.csr_matrix([[9, 0], [8, 1], [0, 9], [1, 8]]),
+        sizes=np.array([9, 9, 9, 9]),
+    )
+    assert cut(theme_tree(centres), 4, 2).tolist() in ([4, 5, 4, 5], [5, 4, 5, 4])
+    groups = cut(theme_tree(centres, topic_words(counts, np.arange(4))), 4, 2)
+    assert groups[0] == groups[1]
+    assert groups[2] == groups[3]
+    assert groups[0] != groups[2]
 
 
 def field(topics_per_archive: dict[str, int], seed: int = 0):
