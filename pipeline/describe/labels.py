@@ -53,7 +53,7 @@ BOUND_SAMPLE = 2000  # abstracts read for those statistics: enough, and cheap at
 DEFINING_SHARE = (
     0.5  # a single word names a topic alone when at least this share of the papers using it are the topic's
 )
-DEFINING_REACH = 0.2  # ... and at least this share of the topic's papers use it ("Quantization"; not "Time", "Data")
+DEFINING_REACH = 0.3  # ... and at least this share of the topic's papers use it ("Quantization"; not "Time", "Data")
 COMPLETION_SHARE = 0.3  # a phrase completes a term when this share of the topic's papers using the term write it
 LONGER_USE = 0.6  # ... and a longer phrase holding it that this share of its users write completes it in turn
 STANDS_ALONE = 0.8  # a defining word this share of whose users are the topic's is the field's own name ("Galaxies")
