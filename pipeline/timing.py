@@ -83,7 +83,6 @@ class StageTimer:
             self.seconds[name] = self.seconds.get(name, 0.0) + elapsed - inner
             self.cpu_seconds[name] = self.cpu_seconds.get(name, 0.0) + cpu - inner_cpu
             self.peak_mb[name] = max(self.peak_mb.get(name, 0.0), peak_memory_mb())
-            give_back_freed_memory()
 
     def watch(self, model: Any, name: str) -> Any:
         """Time a model's fit/transform calls as stage `name`, e.g. UMAP inside BERTopic.
@@ -111,21 +110,6 @@ class StageTimer:
                 busy[0] = False
 
         return timed
-
-
-def give_back_freed_memory() -> None:
-    """Hand the C heap's free pages back to the system (glibc's `malloc_trim`); nothing where there is no glibc.
-
-    glibc keeps what a stage freed between blocks still in use for its own reuse, resident, while the next stage's
-    large arrays are mapped afresh on top of it. Called at every stage's end (a few milliseconds).
-    """
-    if not sys.platform.startswith("linux"):
-        return
-    import ctypes
-
-    trim = getattr(ctypes.CDLL(None), "malloc_trim", None)  # glibc only (not musl)
-    if trim is not None:
-        trim(0)
 
 
 def peak_memory_mb() -> float:
