@@ -15,7 +15,7 @@ lists:
   the topic's papers write it in, as does a phrase the corpus mostly continues ("low-rank" -> "low-rank
   adaptation") (`named_terms`). Even a defining word gives way to a phrase of the topic that covers it (written by
   half its users, as particular to the topic) unless nearly all its users are the topic's (`STANDS_ALONE`: "Galaxies",
-  "Hockey" stay; "Languages" -> "Machine translation"); a word that cannot stand alone (a modifier, a head) gives its
+  "Hockey" stay; "Languages" -> "Machine translation"); a word the corpus writes after another (a head) gives its
   place to the name holding it ("Bandits" -> "Contextual bandits");
 - a name takes back the stop words the corpus hyphenates before its first words, which counting drops ("context
   learning" -> "In-context learning", `BoundWords.prefixes`);
@@ -297,8 +297,10 @@ def _longer_first(terms: list[tuple[str, float]], bound: BoundWords, generic: fr
     names = [(t, score) for t, score in terms if score >= floor and is_name(t, bound, generic)]
     ordered: list[str] = []
     for term, score in [(t, s) for t, s in terms if s >= floor]:
-        if (term, score) not in names:  # a word that cannot stand alone: the name holding it takes its place
-            inside = f" {normal_words(term)} "
+        if (term, score) not in names:
+            if normal_words(term) not in bound.heads:
+                continue
+            inside = f" {normal_words(term)} "  # a head ("bandits"): the name holding it takes its place
             holding = [t for t, _ in names if t not in ordered and inside in f" {normal_words(t)} "]
             ordered += holding[:1]
             continue
