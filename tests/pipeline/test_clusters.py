@@ -116,43 +116,41 @@ def test_a_tenth_fewer_papers_redraws_no_topic():
         assert adjusted_rand_score(whole[shared], part[shared]) == 1.0
 
 
-def test_the_consensus_keeps_what_most_views_agree_on():
-    """A graph of two cliques joined by one edge, papers in two groups of meaning: every view keeps the cliques
-    apart, so that edge's agreement is 0, where the clique edges agree fully."""
+def two_cliques_agreement(paper_zero_in_second: bool, seed: int):
+    """A graph of two cliques of 150 papers, in two groups of meaning (paper 0 in the first), and the views'
+    agreement on its edges. Paper 0 is in the first clique and also wired to paper 150, or only in the second."""
     from scipy import sparse
 
     from topic_explorer.pipeline.fit.clusters import edge_agreement, leiden_communities
 
     blocks = sparse.block_diag([np.ones((150, 150)), np.ones((150, 150))]).tolil()
-    blocks[0, 150] = blocks[150, 0] = 1.0
+    if paper_zero_in_second:
+        blocks[0, :150] = blocks[:150, 0] = 0.0
+        blocks[0, 150:] = blocks[150:, 0] = 1.0
+    else:
+        blocks[0, 150] = blocks[150, 0] = 1.0
     graph = sparse.csr_matrix(blocks)
     graph.setdiag(0)
     graph.eliminate_zeros()
-    vectors = groups_of(np.random.default_rng(3), np.eye(32)[:2], 150, 0.1)
+    vectors = groups_of(np.random.default_rng(seed), np.eye(32)[:2], 150, 0.1)
     resolution, _ = leiden_communities(graph, 2, 5)
-    agreement = edge_agreement(graph, resolution, vectors, min_size=5)
+    return graph, edge_agreement(graph, resolution, vectors, min_size=5)
+
+
+def test_the_consensus_keeps_what_most_views_agree_on():
+    """Two cliques joined by one edge: every view keeps the cliques apart, so that edge's agreement is 0, where
+    the clique edges agree fully."""
+    _, agreement = two_cliques_agreement(paper_zero_in_second=False, seed=3)
     within = np.concatenate([agreement[:150, :150].data, agreement[150:, 150:].data])
     assert agreement[0, 150] < 0.1
     assert np.median(within) == 1.0
 
 
 def test_each_view_settles_its_communities_on_their_centres():
-    """Paper 0 is wired into the second clique of the graph but means what the first group means: every view's
-    community holds it with the second clique, and settling moves it to the first group, so none of its edges
-    is one the views agree on."""
-    from scipy import sparse
-
-    from topic_explorer.pipeline.fit.clusters import edge_agreement, leiden_communities
-
-    blocks = sparse.block_diag([np.ones((150, 150)), np.ones((150, 150))]).tolil()
-    blocks[0, :150] = blocks[:150, 0] = 0.0
-    blocks[0, 150:] = blocks[150:, 0] = 1.0
-    graph = sparse.csr_matrix(blocks)
-    graph.setdiag(0)
-    graph.eliminate_zeros()
-    vectors = groups_of(np.random.default_rng(5), np.eye(32)[:2], 150, 0.1)
-    resolution, _ = leiden_communities(graph, 2, 5)
-    agreement = edge_agreement(graph, resolution, vectors, min_size=5)
+    """Paper 0 is wired into the second clique but means what the first group means: every view's community
+    holds it with the second clique, and settling moves it to the first group, so none of its edges is one the
+    views agree on."""
+    graph, agreement = two_cliques_agreement(paper_zero_in_second=True, seed=5)
     assert graph[0, 150:].nnz == 150
     assert agreement[0, 150:].sum() == 0.0
     assert np.median(agreement[150:, 150:].data) == 1.0
