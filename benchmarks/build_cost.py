@@ -6,7 +6,7 @@
     python benchmarks/build_cost.py CORPUS --before ../old-checkout         # the same cold build from another checkout
 
 Each build is `topic-explorer build` in a new process, as a user runs it, into a scratch cache folder:
-- cold: an empty stage cache (with --embeddings, a copy of that cache's embeddings, so nothing is embedded);
+- cold: an empty result cache (with --embeddings, a copy of that cache's embeddings, so nothing is embedded);
 - warm: the same command again, every stage's result now in the cache.
 Per stage, the manifest's wall and CPU seconds and the process's peak memory (MiB) at the stage's end; per build,
 wall, CPU and peak memory of the whole process (as `/usr/bin/time -v` gives them). The warm build must give the

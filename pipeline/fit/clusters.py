@@ -118,7 +118,7 @@ def edge_agreement(graph, resolution: float, vectors: np.ndarray, words=None, mi
     for view in range(CONSENSUS_VIEWS):
         keep = np.sort(rng.choice(n, max(2, int(CONSENSUS_SHARE * n)), replace=False))
         found = _leiden(network.induced_subgraph(keep.tolist()), resolution, seed=view)
-        found[np.bincount(found)[found] < min_size] = -1  # too small to be a topic: joins its nearest one
+        found[np.bincount(found)[found] < min_size] = -1  # too small to be a topic: settling joins it to its nearest
         community = np.full(n, -1, dtype=np.int64)  # -1: not in this view
         if (found >= 0).any():
             found = settle(vectors[keep], found, None if words is None else words[keep])

@@ -1,1 +1,1 @@
-"""Text helpers shared by every stage: cleaning LaTeX and markup, acronyms."""
+"""Text helpers shared by every part: cleaning LaTeX and markup, acronyms."""
