@@ -271,6 +271,7 @@ def make_labels(
     """
     short = {normal_words(long): acronym for acronym, long in (acronyms or {}).items()}
     naming = [[(prefixed(term, bound.prefixes), score) for term, score in terms] for terms in naming]
+    generic = generic | {normal_words(prefixed(term, bound.prefixes)) for term in generic}  # as the names now read
     owner: dict[str, tuple[float, int]] = {}
     for topic, terms in enumerate(naming):
         for term, score in terms:

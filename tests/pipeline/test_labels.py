@@ -80,6 +80,11 @@ def test_a_name_takes_back_the_stop_words_the_corpus_hyphenates_before_it():
     assert "context" not in bound.prefixes  # "context windows" is written without it
     labels = make_labels([_scored("context learning"), _scored("context windows")], bound=bound)
     assert labels == ["In-context learning", "Context windows"]
+    generic = frozenset({"context learning"})  # a phrase most of a corpus writes stays generic once prefixed
+    labels = make_labels(
+        [_scored("context learning", "transformers"), _scored("context windows")], bound=bound, generic=generic
+    )
+    assert labels == ["Transformers", "Context windows"]
 
 
 def test_generic_terms_are_those_many_papers_use():
