@@ -171,7 +171,6 @@
   // rerun ends (seconds at 20,000 papers): hide such a ghost map as soon as the new one is there.
   const staleOf = (gd) => gd.closest("[data-stale]");
   function dropGhosts() {
-    ghostsDue = false;
     document.querySelectorAll("[data-te-ghost]").forEach((holder) => {
       if (holder.dataset.stale !== "true") { // the element was reused for something current: show it again
         holder.style.display = "";
@@ -189,13 +188,9 @@
       }
     });
   }
-  let ghostsDue = false;
-  new MutationObserver(() => {
-    if (!ghostsDue) {
-      ghostsDue = true;
-      window.requestAnimationFrame(dropGhosts);
-    }
-  }).observe(document.body, { subtree: true, childList: true, attributes: true, attributeFilter: ["data-stale"] });
+  // Called once per batch of changes, before the browser paints: a ghost is never drawn beside its new map, however
+  // soon the rerun ends (waiting for the next frame left it there for one frame, and past a fast rerun's end).
+  new MutationObserver(dropGhosts).observe(document.body, { subtree: true, childList: true, attributes: true, attributeFilter: ["data-stale"] });
 
   window.setInterval(() => {
     dropGhosts();
