@@ -85,16 +85,11 @@ def topic_words(counts: TermCounts, topic_ids: np.ndarray) -> sparse.csr_matrix:
 
 
 def _cosine_distances(rows) -> np.ndarray:
-    """Condensed 1 - cosine between rows (dense or sparse); a row of zeros is at distance 1 from every other."""
+    """Condensed 1 - cosine between rows (dense or sparse; a row of zeros is at distance 1 from every other)."""
     from scipy.spatial.distance import squareform
-    from sklearn.preprocessing import normalize
+    from sklearn.metrics.pairwise import cosine_distances
 
-    units = normalize(rows)
-    similarity = units @ units.T
-    similarity = similarity.toarray() if sparse.issparse(similarity) else similarity
-    distances = np.clip(1 - similarity, 0, 2)
-    np.fill_diagonal(distances, 0)
-    return squareform((distances + distances.T) / 2, checks=False)
+    return squareform(cosine_distances(rows), checks=False)
 
 
 def cut(merges: np.ndarray, n_leaves: int, groups: int) -> np.ndarray:
