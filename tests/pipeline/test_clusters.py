@@ -196,6 +196,23 @@ def test_settling_weighs_the_words_beside_the_meanings():
     assert settle(vectors, drawn, words).tolist() == [0] * 50 + [1] * 50
 
 
+def test_the_words_cosines_are_the_same_whatever_the_block_of_centres():
+    """Settling makes the words' centres dense a block at a time: a block smaller than one centre, a few centres,
+    or all of them give exactly the sparse product's cosines."""
+    from scipy import sparse
+    from sklearn.preprocessing import normalize
+
+    from topic_explorer.pipeline.fit.clusters import _cosines
+
+    rng = np.random.default_rng(5)
+    words = normalize(sparse.random(60, 500, density=0.05, format="csr", random_state=5, dtype=np.float32))
+    centres = sparse.csr_matrix(np.eye(7)[rng.integers(0, 7, 60)].T) @ words
+    expected = (words @ normalize(centres).T).toarray()
+    one_row_mb = 8 * 500 / 2**20
+    for block_mb in (one_row_mb / 2, 3 * one_row_mb, 1000.0):
+        np.testing.assert_array_equal(_cosines(words, centres, block_mb=block_mb), expected)
+
+
 def test_groups_too_small_for_a_topic_are_left_out_and_join_their_nearest_topic():
     rng = np.random.default_rng(1)
     vectors = np.vstack([groups_of(rng, np.eye(32)[:3], 20, 0.05), groups_of(rng, [np.eye(32)[3]], 4, 0.05)])
