@@ -154,12 +154,12 @@ def measure_app(path: Path, n_queries: int) -> None:
     from streamlit.testing.v1 import AppTest
 
     from topic_explorer.dashboard.logic.data import BUILD_ENV
-    from topic_explorer.dashboard.ui.sidebar import ABOUT_KEY, SEARCH_KEY
+    from topic_explorer.dashboard.ui.sidebar import ABOUT_KEY, WORDS_KEY
 
     os.environ[BUILD_ENV] = str(path)
     at = AppTest.from_file(str(ROOT / "dashboard" / "app.py"), default_timeout=600)
     first_run, _ = timed(at.run)
-    word = [timed(lambda w=w: at.text_input(key=SEARCH_KEY).set_value(w).run())[0] for w in ("model", "data", "")]
+    word = [timed(lambda w=w: at.text_input(key=WORDS_KEY).set_value(w).run())[0] for w in ("model", "data", "")]
     first, _ = timed(lambda: at.text_input(key=ABOUT_KEY).set_value(QUERIES[0]).run())
     later = [timed(lambda q=q: at.text_input(key=ABOUT_KEY).set_value(q).run())[0] for q in QUERIES[1 : 1 + n_queries]]
     assert not at.exception, at.exception

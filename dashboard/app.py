@@ -27,9 +27,9 @@ def load(path: str, version: tuple) -> data.Explorer:
 
 @st.cache_data(max_entries=64, show_spinner=False)
 def shown_mask(path: str, version: tuple, filters: Filters) -> np.ndarray:
-    """Which papers pass the filters; cached because text search over 20,000 abstracts takes a moment."""
+    """Which papers pass the filters; cached because the word filter over 20,000 abstracts takes a moment."""
     explorer = load(path, version)
-    return filter_mask(explorer.papers, explorer.search, filters)
+    return filter_mask(explorer.papers, explorer.word_text, filters)
 
 
 build_path = data.build_path()

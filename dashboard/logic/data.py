@@ -20,7 +20,7 @@ from topic_explorer.pipeline.buildfolder.schema import MANIFEST_FILE, Build
 from topic_explorer.pipeline.map.sample import draw_order, map_extent
 from topic_explorer.pipeline.settings import default_sample_build
 from topic_explorer.pipeline.text.latex import latex_to_text
-from topic_explorer.pipeline.view.identifiers import is_identifier, paper_link, search_text
+from topic_explorer.pipeline.view.identifiers import is_identifier, lowercase_text, paper_link
 from topic_explorer.pipeline.view.levels import Level, laid_out_topics, levels, rows_by_topic
 
 HOVER_ABSTRACTS_UP_TO = 5_000  # papers: in bigger builds the map's hover leaves out the abstract's start, which is
@@ -34,7 +34,7 @@ class Explorer:
 
     build: Build
     papers: pd.DataFrame  # the build's papers, as read
-    search: pd.Series  # per paper: lowercase title, abstract and identifiers, for text search
+    word_text: pd.Series  # per paper: lowercase title, abstract and identifiers, what the word filter reads
     hover: (
         np.ndarray
     )  # per paper: the map's hover text, escaped (title and topic; the abstract's start in small builds)
@@ -42,7 +42,7 @@ class Explorer:
     topic_rows: dict[int, np.ndarray]  # topic_id -> row positions in `papers`
     extent: tuple[tuple[float, float], tuple[float, float]]  # fixed map ranges (x, y), padded
     column_filters: tuple[ColumnFilter, ...]  # the metadata columns worth a filter, and its kind
-    identifiers: tuple[str, ...]  # metadata columns holding ids (shown as text, searched, linked)
+    identifiers: tuple[str, ...]  # metadata columns holding ids (shown as text, read by the word filter, linked)
     links: dict[str, np.ndarray]  # identifier column -> per paper, the page its id opens (None: no link)
     text_columns: frozenset[str]  # metadata the table shows as text: identifiers, decimals it would round
     levels: tuple[Level, ...]  # levels of detail, broadest first; the last is the topics themselves
@@ -89,7 +89,7 @@ def build_version(path: Path) -> tuple:
 
 
 def load_explorer(path: Path) -> Explorer:
-    """Read the build (raises `UserError`); precompute search and hover text, colours, positions and filters."""
+    """Read the build (raises `UserError`); precompute word-filter and hover text, colours, positions and filters."""
     build = read_build(path)
     papers = build.papers.reset_index(drop=True)
     titles = np.array([latex_to_text(title) for title in papers["title"].tolist()], dtype=object)
@@ -97,9 +97,9 @@ def load_explorer(path: Path) -> Explorer:
     previews = [latex_to_text(preview(a)) for a in papers["abstract"]] if with_abstracts else [None] * len(papers)
     columns = (titles, papers["topic_label"], previews)
     identifiers = tuple(c for c in build.metadata_columns if is_identifier(c, papers[c]))
-    search = (papers["title"].astype(str) + "\n" + papers["abstract"].astype(str)).str.lower()
+    word_text = (papers["title"].astype(str) + "\n" + papers["abstract"].astype(str)).str.lower()
     for column in identifiers:
-        search = search + "\n" + search_text(papers[column])
+        word_text = word_text + "\n" + lowercase_text(papers[column])
     links = {column: np.array([paper_link(value) for value in papers[column]], dtype=object) for column in identifiers}
     topics = laid_out_topics(build.topics, papers)
     topic_rows = rows_by_topic(papers)
@@ -107,7 +107,7 @@ def load_explorer(path: Path) -> Explorer:
     return Explorer(
         build=build,
         papers=papers,
-        search=search,
+        word_text=word_text,
         hover=np.array([hover_html(*texts) for texts in zip(*columns, strict=True)], dtype=object),
         topics=topics,
         topic_rows=topic_rows,

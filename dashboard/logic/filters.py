@@ -2,7 +2,7 @@
 
 The filter fits the column: numbers get a range; dates a date range; booleans and texts that repeat
 (a venue, a category, even hundreds of them) a searchable multi-select. Identifiers, free text and
-constant columns get none: the search box finds identifiers.
+constant columns get none: the word filter finds identifiers.
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ class Filters:
     """The user's filters; equal values mean the same papers pass. Empty fields filter nothing."""
 
     topics: tuple[int, ...] = ()
-    search: tuple[str, ...] = ()
+    words: tuple[str, ...] = ()  # the word filter's lowercase words (`filter_words`)
     ranges: tuple[tuple[str, tuple[float, float]], ...] = ()
     dates: tuple[tuple[str, tuple[str, str]], ...] = ()
     choices: tuple[tuple[str, tuple[str, ...]], ...] = ()
@@ -93,22 +93,22 @@ def day_numbers(values: pd.Series) -> np.ndarray:
     return pd.to_datetime(days, format="%Y-%m-%d", errors="coerce").to_numpy().astype("datetime64[D]")
 
 
-def search_words(query: str) -> tuple[str, ...]:
-    """Lowercase words of a search query; a paper must contain every one."""
-    return tuple(dict.fromkeys(str(query).lower().split()))
+def filter_words(typed: str) -> tuple[str, ...]:
+    """Lowercase words typed in the word filter; a paper must contain every one."""
+    return tuple(dict.fromkeys(str(typed).lower().split()))
 
 
-def filter_mask(papers: pd.DataFrame, search: pd.Series, filters: Filters) -> np.ndarray:
+def filter_mask(papers: pd.DataFrame, word_text: pd.Series, filters: Filters) -> np.ndarray:
     """Boolean mask of the papers passing every filter.
 
-    `search` holds each paper's lowercase title, abstract and identifiers. Rows with a missing value fail
+    `word_text` holds each paper's lowercase title, abstract and identifiers. Rows with a missing value fail
     an active range, date or choice filter on that column.
     """
     mask = np.ones(len(papers), dtype=bool)
     if filters.topics:
         mask &= papers["topic_id"].isin(filters.topics).to_numpy()
-    for word in filters.search:
-        mask &= search.str.contains(word, regex=False).to_numpy(dtype=bool, na_value=False)
+    for word in filters.words:
+        mask &= word_text.str.contains(word, regex=False).to_numpy(dtype=bool, na_value=False)
     for column, (low, high) in filters.ranges:
         values = pd.to_numeric(papers[column], errors="coerce").to_numpy(dtype=float, na_value=np.nan)
         mask &= (values >= low) & (values <= high)

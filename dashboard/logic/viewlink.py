@@ -18,6 +18,7 @@ from topic_explorer.dashboard.logic.filters import ColumnFilter
 
 METADATA_PREFIX = "f."
 RANGE_SEPARATOR = ".."
+OLD_WORDS = "search"  # the word filter's parameter in links made before it was named `words`; still read
 RELEVANCE_STEP = 0.05  # the relevance bar's slider moves in these steps; a link's bar is rounded to them
 
 
@@ -37,8 +38,8 @@ class View:
     """Everything a link restores. `topics` are topic ids (whatever the level); `level` counts from the broadest."""
 
     topics: tuple[int, ...] = ()
-    search: str = ""
-    about: str = ""
+    words: str = ""  # the word filter as typed
+    about: str = ""  # the search's query
     relevance: float | None = None  # the search's relevance bar; None: the build's default (`search.default_relevance`)
     level: int | None = None  # None: the finest level
     paper: str | None = None
@@ -52,7 +53,7 @@ def encode(view: View) -> dict[str, str]:
     params: dict[str, str] = {}
     if view.topics:
         params["topics"] = ",".join(str(t) for t in view.topics)
-    for name in ("search", "about", "paper"):
+    for name in ("words", "about", "paper"):
         if getattr(view, name):
             params[name] = str(getattr(view, name))
     if view.about and view.relevance is not None:
@@ -97,7 +98,7 @@ def decode(
                 choices[spec.column] = chosen
     return View(
         topics=topics,
-        search=str(params.get("search", "")),
+        words=str(params.get("words", params.get(OLD_WORDS, ""))),
         about=str(params.get("about", "")),
         relevance=relevance_bar(params.get("relevance", "")),
         level=level if level is not None and 0 <= level < n_levels else None,

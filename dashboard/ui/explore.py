@@ -156,7 +156,7 @@ def render_map(
     The user's zoom is kept across reruns and redraws until 'Reset view' (`dashboard.logic.maplabels`).
     """
     if not shown.any() and (context is None or not context.any()):  # a search finding nothing still draws the field
-        st.info("No papers match these filters. Widen the search, choose other topics or press 'Reset filters'.")
+        st.info("No papers match these filters. Widen them, choose other topics or press 'Reset filters'.")
         return
     groups = explorer.levels[level]
     figure = map_figure(

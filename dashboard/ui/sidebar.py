@@ -7,18 +7,18 @@ import datetime
 import streamlit as st
 
 from topic_explorer.dashboard.logic.data import Explorer
-from topic_explorer.dashboard.logic.filters import ColumnFilter, Filters, search_words
+from topic_explorer.dashboard.logic.filters import ColumnFilter, Filters, filter_words
 from topic_explorer.dashboard.logic.safetext import column_title, escape_markdown
 from topic_explorer.dashboard.logic.viewlink import RELEVANCE_STEP, View
 from topic_explorer.pipeline.search.ranked import default_relevance
 
 TOPICS_KEY = "filter-topics"  # the topic filter at the finest level; coarser levels have their own keys
-SEARCH_KEY = "filter-search"
+WORDS_KEY = "filter-words"
 ABOUT_KEY = "filter-about"
 RELEVANCE_KEY = "filter-relevance"
 DETAIL_KEY = "detail"
 SHOWN_DETAIL_KEY = "detail-shown"  # the level the page was last drawn at, to carry the topic filter over
-FEW_CHOICES = 12  # a multi-select with more options than this says how many there are to search
+FEW_CHOICES = 12  # a multi-select with more options than this says how many values it holds
 SEARCH_HELP = (
     "Describe the papers you want, in your own words or in theirs: papers are ranked by meaning (embeddings "
     "made with this build's own model) and by their words (BM25 over titles and abstracts) together. The best "
@@ -84,11 +84,11 @@ def render_filters(explorer: Explorer) -> View:
                 key=RELEVANCE_KEY,
                 **_default(RELEVANCE_KEY, default),
             )
-        query = st.text_input(
+        words = st.text_input(
             escape_markdown(filter_label(explorer)),
             placeholder="e.g. federated privacy",
             help=FILTER_HELP,
-            key=SEARCH_KEY,
+            key=WORDS_KEY,
         )
         ranges, dates, choices = {}, {}, {}
         for spec in specs:
@@ -102,7 +102,7 @@ def render_filters(explorer: Explorer) -> View:
         st.button("Reset filters", key="reset-filters", on_click=reset_filters, args=(explorer,))
     return View(
         topics=groups.topics_of(chosen),
-        search=query,
+        words=words,
         about=about.strip(),
         relevance=None if round(bar, 2) == round(default, 2) else round(float(bar), 2),
         level=level if level < len(explorer.levels) - 1 else None,
@@ -126,7 +126,7 @@ def filters_of(view: View) -> Filters:
     """The filters every paper is checked against (search ranks afterwards)."""
     return Filters(
         tuple(view.topics),
-        search_words(view.search),
+        filter_words(view.words),
         tuple(sorted(view.ranges.items())),
         tuple(sorted(view.dates.items())),
         tuple(sorted(view.choices.items())),
@@ -164,7 +164,7 @@ def _column_widget(spec: ColumnFilter) -> object:
     label, key = escape_markdown(column_title(spec.column)), metadata_key(spec.column)
     if spec.kind == "choice":
         many = len(spec.options) > FEW_CHOICES
-        placeholder = f"All · type to search {len(spec.options):,} values" if many else "All"
+        placeholder = f"All · type to find one of {len(spec.options):,} values" if many else "All"
         return st.multiselect(label, options=list(spec.options), placeholder=placeholder, key=key)
     if spec.kind == "dates":
         first, last = (datetime.date.fromisoformat(day) for day in spec.bounds)
@@ -214,7 +214,7 @@ def show_view(explorer: Explorer, view: View) -> None:
     for other in range(finest + 1):
         chosen = explorer.levels[other].groups_of(view.topics) if other == level and view.topics else []
         st.session_state[topics_key(explorer, other)] = chosen
-    st.session_state[SEARCH_KEY], st.session_state[ABOUT_KEY] = view.search, view.about
+    st.session_state[WORDS_KEY], st.session_state[ABOUT_KEY] = view.words, view.about
     st.session_state[RELEVANCE_KEY] = relevance_of(explorer, view)
     for spec in explorer.column_filters:
         st.session_state[metadata_key(spec.column)] = _widget_value(spec, view)

@@ -65,6 +65,6 @@ def link_host(url: str) -> str:
     return host.removeprefix("www.")
 
 
-def search_text(values: pd.Series) -> pd.Series:
-    """An identifier column as lowercase text, for the search box (missing values become '')."""
+def lowercase_text(values: pd.Series) -> pd.Series:
+    """An identifier column as lowercase text, for the dashboard's word filter (missing values become '')."""
     return values.map(lambda value: (value_text(value) or "").lower())

@@ -166,7 +166,7 @@ def test_a_shared_link_restores_the_view(browser, page: Page):
     page.wait_for_function("() => location.search.includes('about=')")
     expected = status(page).inner_text()
     link = page.url
-    assert "search=learning" in link
+    assert "words=learning" in link
     assert "about=federated" in link
     other = _open(browser, link)
     try:

@@ -31,7 +31,7 @@ def about_box(page: Page):
     return page.locator(".st-key-filter-about input")
 
 
-def search_words(page: Page, words: str) -> None:
+def filter_by_words(page: Page, words: str) -> None:
     word_box(page).fill(words)
     word_box(page).press("Enter")
     expect(status(page)).not_to_contain_text("Showing 38 of 38")
@@ -51,7 +51,7 @@ def status_and_url_when(page: Page, pattern: str) -> tuple[str, str]:
 
 
 def test_reset_filters_empties_every_box_and_the_next_action_keeps_them_empty(page: Page, screens: Path):
-    search_words(page, "privacy")
+    filter_by_words(page, "privacy")
     about_box(page).fill("federated learning")
     about_box(page).press("Enter")
     matches = page.get_by_test_id("stSlider").filter(has_text="Relevance at least")
@@ -96,7 +96,7 @@ def test_reset_view_is_kept_across_a_reload(page: Page):
 
 
 def test_select_on_a_paper_the_filters_hide_never_silently_does_nothing(page: Page):
-    search_words(page, "privacy")
+    filter_by_words(page, "privacy")
     page.get_by_text(re.compile(r"most similar papers")).scroll_into_view_if_needed()
     buttons = page.get_by_role("button", name=re.compile(r"^Select$"))
     expect(buttons.first).to_be_visible()

@@ -15,7 +15,7 @@ from topic_explorer.dashboard.logic.selection import map_key, table_key
 from topic_explorer.dashboard.ui.explore import FORMAT_KEY
 from topic_explorer.dashboard.ui.page import PAGE_STYLE
 from topic_explorer.dashboard.ui.selection import STATE_KEY
-from topic_explorer.dashboard.ui.sidebar import SEARCH_KEY, TOPICS_KEY, metadata_key
+from topic_explorer.dashboard.ui.sidebar import TOPICS_KEY, WORDS_KEY, metadata_key
 from topic_explorer.pipeline.buildfolder.read import read_build
 from topic_explorer.pipeline.buildfolder.write import write_build
 
@@ -106,14 +106,14 @@ def test_choosing_a_topic_shrinks_the_count_map_and_table(run_app, sample_build)
 
 
 @pytest.mark.model
-def test_text_search_keeps_papers_containing_every_word(run_app, sample_build):
+def test_the_word_filter_keeps_papers_containing_every_word(run_app, sample_build):
     at = run_app(sample_build)
-    at.text_input(key=SEARCH_KEY).set_value("Federated").run()
+    at.text_input(key=WORDS_KEY).set_value("Federated").run()
     federated = shown_count(at)
     assert 0 < federated < 38
-    at.text_input(key=SEARCH_KEY).set_value("federated PRIVACY").run()
+    at.text_input(key=WORDS_KEY).set_value("federated PRIVACY").run()
     assert 0 < shown_count(at) <= federated
-    at.text_input(key=SEARCH_KEY).set_value("no-such-word-anywhere").run()
+    at.text_input(key=WORDS_KEY).set_value("no-such-word-anywhere").run()
     assert not at.exception
     assert shown_count(at) == 0
     assert "No papers match" in at.info[0].value

@@ -44,9 +44,9 @@ def test_a_missing_build_raises_a_user_error_naming_the_fix(tmp_path):
         load_explorer(tmp_path / "nowhere")
 
 
-def test_precomputed_search_text_hover_and_topic_colours(tiny):
+def test_precomputed_word_text_hover_and_topic_colours(tiny):
     assert (
-        tiny.search[1]
+        tiny.word_text[1]
         == "federated learning at scale\nwe study federated learning and privacy.\n10.5555/0001\n2510.16470"
     )
     assert len(tiny.hover) == len(tiny.papers)

@@ -31,8 +31,8 @@ from topic_explorer.dashboard.ui.sidebar import (
     ABOUT_KEY,
     DETAIL_KEY,
     RELEVANCE_KEY,
-    SEARCH_KEY,
     TOPICS_KEY,
+    WORDS_KEY,
     metadata_key,
 )
 from topic_explorer.dashboard.ui.timeline import TIMELINE_KEY
@@ -281,7 +281,7 @@ def test_reset_view_starts_a_new_view(run_app, build):
     at.button(key="reset-view").click().run()
     assert map_spec(at)["layout"]["uirevision"] != before
     assert at.session_state[VIEW_KEY] == 1
-    at.text_input(key=SEARCH_KEY).set_value("learning").run()
+    at.text_input(key=WORDS_KEY).set_value("learning").run()
     assert map_spec(at)["layout"]["uirevision"] == before.rsplit("-", 1)[0] + "-1"  # filters keep the view
 
 
@@ -311,13 +311,13 @@ def test_a_link_restores_the_view_and_the_page_keeps_its_link_current(monkeypatc
     papers = read_build(build).papers
     at = AppTest.from_file(str(APP), default_timeout=60)
     at.query_params.update(
-        {"topics": "0,99", "search": "the", "about": "low-rank", "relevance": "0", "detail": str(finest_level(build)),
+        {"topics": "0,99", "words": "the", "about": "low-rank", "relevance": "0", "detail": str(finest_level(build)),
          "f.year": "2024..2025", "f.venue": '["ICML"]', "paper": papers["paper_id"].iloc[3]}
     )  # fmt: skip
     at.run()
     assert not at.exception
     assert at.multiselect(key=TOPICS_KEY).value == [0]
-    assert at.text_input(key=SEARCH_KEY).value == "the"
+    assert at.text_input(key=WORDS_KEY).value == "the"
     assert at.text_input(key=ABOUT_KEY).value == "low-rank"
     assert at.slider(key=RELEVANCE_KEY).value == 0.0
     assert at.slider(key=metadata_key("year")).value == (2024, 2025)
@@ -329,7 +329,23 @@ def test_a_link_restores_the_view_and_the_page_keeps_its_link_current(monkeypatc
     assert set(table["year"]) <= {2024, 2025}
     assert at.query_params["topics"] == "0"
     assert at.query_params["paper"] == papers["paper_id"].iloc[3]
-    at.text_input(key=SEARCH_KEY).set_value("").run()
+    at.text_input(key=WORDS_KEY).set_value("").run()
+    assert "words" not in at.query_params
+
+
+def test_a_link_from_before_the_word_filter_was_named_words_opens_with_its_filter(monkeypatch, build):
+    from tests.dashboard.conftest import APP
+    from topic_explorer.dashboard.logic.data import BUILD_ENV
+
+    monkeypatch.setenv(BUILD_ENV, str(build))
+    at = AppTest.from_file(str(APP), default_timeout=60)
+    at.query_params.update({"search": "learning"})
+    at.run()
+    assert not at.exception
+    assert at.text_input(key=WORDS_KEY).value == "learning"
+    assert at.text_input(key=ABOUT_KEY).value == ""  # the old parameter is the word filter, not the search
+    assert shown_count(at) < len(read_build(build).papers)
+    assert at.query_params["words"] == "learning"  # the page's own link uses today's name
     assert "search" not in at.query_params
 
 
@@ -339,9 +355,9 @@ def test_a_hostile_link_is_read_as_text(monkeypatch, build):
 
     monkeypatch.setenv(BUILD_ENV, str(build))
     at = AppTest.from_file(str(APP), default_timeout=60)
-    at.query_params.update({"search": XSS, "about": XSS, "detail": "x", "topics": "a,b", "f.year": "nan..x"})
+    at.query_params.update({"words": XSS, "about": XSS, "detail": "x", "topics": "a,b", "f.year": "nan..x"})
     at.run()
     assert not at.exception
-    assert at.text_input(key=SEARCH_KEY).value == XSS
+    assert at.text_input(key=WORDS_KEY).value == XSS
     assert [h.proto.body for h in at.get("html")] == [PAGE_STYLE]  # the page's own style, never a build's text
     assert all("<img" not in m.value for m in at.markdown)

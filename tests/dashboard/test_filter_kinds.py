@@ -12,7 +12,7 @@ from streamlit.testing.v1 import AppTest
 
 from tests.dashboard.tinybuild import tiny_topics
 from topic_explorer.dashboard.logic.safetext import escape_markdown
-from topic_explorer.dashboard.ui.sidebar import SEARCH_KEY, metadata_key
+from topic_explorer.dashboard.ui.sidebar import WORDS_KEY, metadata_key
 from topic_explorer.pipeline.buildfolder.metadata import number_text
 from topic_explorer.pipeline.buildfolder.read import read_build
 from topic_explorer.pipeline.buildfolder.write import write_build
@@ -79,7 +79,7 @@ def test_each_metadata_column_gets_the_filter_that_fits_it(page):
     assert published.value == (datetime.date(2024, 1, 1), datetime.date(2024, 12, 28))
     category = page.multiselect(key=metadata_key("category"))
     assert len(category.options) == N_CATEGORIES
-    assert "type to search 150 values" in category.placeholder
+    assert "type to find one of 150 values" in category.placeholder
     assert page.multiselect(key=metadata_key("open_access")).options == ["false", "true"]
 
 
@@ -97,8 +97,8 @@ def test_year_date_and_category_filters_narrow_the_papers(page):
 
 def test_a_paper_is_found_by_its_id_and_shown_with_a_link_to_its_page(page):
     label = escape_markdown("Filter by words (titles, abstracts, ID, DOI, Number)")
-    assert page.text_input(key=SEARCH_KEY).label == label
-    page.text_input(key=SEARCH_KEY).set_value("2601.00042").run()
+    assert page.text_input(key=WORDS_KEY).label == label
+    page.text_input(key=WORDS_KEY).set_value("2601.00042").run()
     assert shown(page) == 1
     table = page.dataframe[0].value
     assert table["id"].tolist() == ["2601.00042"]
@@ -120,5 +120,5 @@ def test_identifiers_are_text_in_the_table_and_a_non_link_value_gets_no_link(pag
     assert table["year"].tolist()[:2] == [2020, 2021]
     assert table["number"].tolist()[:2] == ["1000", "1001"]  # text: no thousands separator, no slider
     assert table.loc[table["id"] == "javascript:alert(1)", "id link"].isna().all()
-    page.text_input(key=SEARCH_KEY).set_value("1042").run()
+    page.text_input(key=WORDS_KEY).set_value("1042").run()
     assert page.dataframe[0].value["number"].tolist() == ["1042"]

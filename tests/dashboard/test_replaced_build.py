@@ -8,7 +8,7 @@ import pytest
 
 from topic_explorer.dashboard.logic.selection import map_key
 from topic_explorer.dashboard.ui.selection import STATE_KEY
-from topic_explorer.dashboard.ui.sidebar import SEARCH_KEY, TOPICS_KEY, metadata_key
+from topic_explorer.dashboard.ui.sidebar import TOPICS_KEY, WORDS_KEY, metadata_key
 from topic_explorer.pipeline.buildfolder.read import read_build
 from topic_explorer.pipeline.buildfolder.write import write_build
 
@@ -40,7 +40,7 @@ def test_open_sessions_show_the_new_build_on_their_next_rerun(run_app, served, t
     points = [{"customdata": i} for i in state.shown_ids[:3]]
     third.session_state[map_key(state.generation)] = {"selection": {"points": points, "box": [], "lasso": []}}
     assert "· 3 selected" in status(third.run())
-    third.text_input(key=SEARCH_KEY).set_value("privacy").run()
+    third.text_input(key=WORDS_KEY).set_value("privacy").run()
     assert all(not at.exception and " of 38 papers" in status(at) for at in sessions)
 
     replace(served, tiny_build)

@@ -86,10 +86,10 @@ def test_a_filter_change_keeps_the_selection_and_renews_both_widgets():
 
 
 def test_the_first_rerun_records_the_filters_without_resetting():
-    state, _ = advance(SelectionState(), set(), None, Filters(search=("x",)))
+    state, _ = advance(SelectionState(), set(), None, Filters(words=("x",)))
     assert state.generation == 0
     assert state.table_generation == 0
-    assert state.filters == Filters(search=("x",))
+    assert state.filters == Filters(words=("x",))
 
 
 def test_clearing_forgets_everything_and_resets_the_widgets():

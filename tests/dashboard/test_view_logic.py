@@ -130,15 +130,15 @@ SPECS = (
 
 @given(
     topics=st.lists(st.integers(0, 2), unique=True).map(lambda t: tuple(sorted(t))),
-    search=st.text(max_size=30),
+    words=st.text(max_size=30),
     about=st.text(max_size=30),
     level=st.sampled_from([None, 0, 1]),
     venues=st.lists(st.sampled_from(SPECS[2].options), unique=True, max_size=3).map(lambda v: tuple(sorted(v))),
     year=st.sampled_from([(2020.0, 2023.0), (2021.0, 2022.0)]),
 )
-def test_a_view_survives_its_link(topics, search, about, level, venues, year):
+def test_a_view_survives_its_link(topics, words, about, level, venues, year):
     view = View(
-        topics=topics, search=search, about=about, relevance=0.45 if about else None, level=level,
+        topics=topics, words=words, about=about, relevance=0.45 if about else None, level=level,
         paper="p000000000003", ranges={"year": year}, dates={"published": ("2024-02-01", "2024-03-01")},
         choices={"venue": venues} if venues else {},
     )  # fmt: skip
@@ -160,6 +160,14 @@ def test_a_view_survives_its_link(topics, search, about, level, venues, year):
 )
 def test_a_broken_link_opens_the_default_view(params):
     assert decode(params, topic_ids={0, 1, 2}, n_levels=2, specs=SPECS) == View()
+
+
+def test_an_old_links_search_parameter_is_the_word_filter_and_words_wins_over_it():
+    old = decode({"search": "privacy"}, topic_ids=set(), n_levels=1, specs=())
+    assert old == View(words="privacy")
+    both = decode({"search": "privacy", "words": "federated"}, topic_ids=set(), n_levels=1, specs=())
+    assert both.words == "federated"
+    assert "search" not in encode(old)
 
 
 def test_a_year_or_date_column_gives_shares_per_year_that_add_up(tree_build, tmp_path):

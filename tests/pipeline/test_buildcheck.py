@@ -251,7 +251,7 @@ def test_any_column_of_any_values_is_refused_or_can_be_shown_and_exported(good_b
     everyone = np.ones(len(explorer.papers), dtype=bool)
     map_figure(explorer, everyone, ~everyone)
     column_filters(explorer.papers, explorer.metadata_columns)
-    filter_mask(explorer.papers, explorer.search, Filters(search=("a",)))
+    filter_mask(explorer.papers, explorer.word_text, Filters(words=("a",)))
     csv_bytes(export_frame(explorer.papers, explorer.topics, explorer.metadata_columns))
 
 
