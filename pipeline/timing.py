@@ -4,6 +4,7 @@ and benchmarks (on a shared machine, CPU time says what the work cost where wall
 from __future__ import annotations
 
 import functools
+import os
 import sys
 import threading
 import time
@@ -12,6 +13,13 @@ from contextlib import contextmanager
 from typing import Any
 
 HEARTBEAT_SECONDS = 10.0  # a stage this long says it is still working, and again every as long
+
+
+def cpu_seconds() -> float:
+    """CPU time of this process (every thread) and of its child processes that have ended (the clustering's
+    worker processes): what a stage cost, wherever its work ran."""
+    times = os.times()
+    return time.process_time() + times.children_user + times.children_system
 
 
 class StageTimer:
@@ -29,7 +37,7 @@ class StageTimer:
         self._stop: threading.Event | None = None
         self._beater: threading.Thread | None = None
         self.seconds: dict[str, float] = {}
-        self.cpu_seconds: dict[str, float] = {}  # this process's CPU time, every thread's
+        self.cpu_seconds: dict[str, float] = {}  # `cpu_seconds`: this process's and its finished workers'
         self.peak_mb: dict[str, float] = {}
         self._inner: list[tuple[float, float]] = []  # per open stage: wall and CPU seconds spent in stages inside it
         self._open: list[tuple[str, float]] = []  # the open stages, outermost first, and when each began
@@ -64,7 +72,7 @@ class StageTimer:
 
     @contextmanager
     def stage(self, name: str) -> Iterator[None]:
-        start, cpu_start = time.perf_counter(), time.process_time()
+        start, cpu_start = time.perf_counter(), cpu_seconds()
         self._inner.append((0.0, 0.0))
         self._open.append((name, start))
         if len(self._open) == 1:
@@ -75,7 +83,7 @@ class StageTimer:
             self._open.pop()
             if not self._open:
                 self._stop_beating()
-            elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu_start
+            elapsed, cpu = time.perf_counter() - start, cpu_seconds() - cpu_start
             inner, inner_cpu = self._inner.pop()
             if self._inner:
                 outer, outer_cpu = self._inner[-1]

@@ -130,7 +130,7 @@ MANIFEST_SCHEMA: dict = {
             "object", "coherence, diversity, shares and sizes", properties={"topic_sizes": {"type": "object"}}
         ),
         "seconds": _typed("object", "wall time per stage"),
-        "cpu_seconds": _typed("object", "the build process's CPU time per stage (all its threads)"),
+        "cpu_seconds": _typed("object", "the build's CPU time per stage (all its threads and worker processes)"),
         "peak_memory_mb": _typed("object", "per stage, the build process's highest resident memory so far (MiB)"),
         "stage_cache": _typed("object", "the results read from the result cache (reused) and those computed, by name"),
         "versions": _typed("object", "python and package versions"),

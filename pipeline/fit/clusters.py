@@ -45,6 +45,7 @@ SPLIT_FROM = 1000  # ... unless its papers are one dense group (see module docst
 # less stable topics (resampling ARI 0.51-0.60) than Leiden views with `settle` after them.
 CONSENSUS_VIEWS = 20
 CONSENSUS_SHARE = 0.9
+PARALLEL_FROM = 2000  # papers from which the views run in worker processes, one per CPU (`view_processes`)
 VIEWS_MISS = 2  # the views' resolution gives the asked number of communities, give or take this many
 SETTLE_STEPS = 100  # Lloyd's steps at most after the graph's topics (`settle`) ...
 SETTLE_WORDS_WEIGHT = 0.5  # ... and the words' share of a paper's closeness to a centre there
@@ -83,46 +84,61 @@ def topic_count(n_papers: int) -> int:
     return max(1, min(n_papers // 2, round(TOPICS_SCALE * n_papers**TOPICS_POWER)))
 
 
-def find_clusters(graph, params: TopicParameters, vectors: np.ndarray, words=None) -> np.ndarray:
+def find_clusters(
+    graph, params: TopicParameters, vectors: np.ndarray, words=None, processes: int | None = None
+) -> np.ndarray:
     """Every paper's topic (-1: in a group too small to be one), numbered by first paper, from UMAP's neighbour
     graph (`reduce.neighbour_graph`) over the papers' `vectors` and `words` (see `settle`).
 
     From `SMALL_CORPUS` papers on: Leiden's communities of the consensus graph (`edge_agreement` over settled
     views of resampled papers), as many as asked, then the size rules (`_size_rules`). Below it, topics of 2-5
-    papers would lose a paper in most resamples: one Ward view of every paper.
+    papers would lose a paper in most resamples: one Ward view of every paper. The views run in `processes`
+    processes (None: `view_processes`), with the same topics for any number.
     """
     if graph.shape[0] < SMALL_CORPUS:
         return _by_first_paper(_ward_view(graph, params))
     resolution, _ = leiden_communities(graph, params.n_topics, params.min_topic_size, miss=VIEWS_MISS)
-    agreement = edge_agreement(graph, resolution, vectors, words, min_size=params.min_topic_size)
+    processes = view_processes(graph.shape[0]) if processes is None else processes
+    agreement = edge_agreement(graph, resolution, vectors, words, params.min_topic_size, processes)
     consensus = graph.multiply(agreement).tocsr()
     consensus.eliminate_zeros()
     _, labels = leiden_communities(consensus, params.n_topics, params.min_topic_size, near=resolution)
     return _by_first_paper(_size_rules(consensus, labels, params))
 
 
-def edge_agreement(graph, resolution: float, vectors: np.ndarray, words=None, min_size: int = 1) -> sparse.csr_matrix:
+def view_processes(n_papers: int) -> int:
+    """How many processes the consensus views run in: one per CPU this process may use, from `PARALLEL_FROM`
+    papers on (below, starting a worker costs more than the views), and one inside a daemonic process (which
+    may not start any)."""
+    import multiprocessing
+    import os
+
+    if n_papers < PARALLEL_FROM or multiprocessing.current_process().daemon:
+        return 1
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    return min(cpus, CONSENSUS_VIEWS)
+
+
+def edge_agreement(
+    graph, resolution: float, vectors: np.ndarray, words=None, min_size: int = 1, processes: int = 1
+) -> sparse.csr_matrix:
     """For each edge of the graph, the share of the views holding both its papers that put them in one topic.
 
     View v is Leiden's communities (seed v, at `resolution`) of a seeded random `CONSENSUS_SHARE` of the papers,
     those of `min_size` papers or more settled on their centres (`settle`, over `vectors` and `words`) as the
     final topics are: an edge that stays inside a topic whichever papers came in, and whichever way Leiden's
     moves ran, is one a 10% different corpus would keep. Views of unsettled communities agreed less: resampling
-    ARI 0.69 against 0.79 on 5,000 arXiv papers (docs/benchmarks.md).
+    ARI 0.69 against 0.79 on 5,000 arXiv papers (docs/benchmarks.md). The views are independent: with
+    `processes` above 1 they run in that many worker processes, with the same result.
     """
     n = graph.shape[0]
-    network = _network(graph)
     upper = sparse.triu(graph, k=1).tocoo()
+    rng = np.random.default_rng(0)
+    keeps = [np.sort(rng.choice(n, max(2, int(CONSENSUS_SHARE * n)), replace=False)) for _ in range(CONSENSUS_VIEWS)]
     together = np.zeros(len(upper.data))
     both = np.zeros(len(upper.data))
-    rng = np.random.default_rng(0)
-    for view in range(CONSENSUS_VIEWS):
-        keep = np.sort(rng.choice(n, max(2, int(CONSENSUS_SHARE * n)), replace=False))
-        found = _leiden(network.induced_subgraph(keep.tolist()), resolution, seed=view)
-        found[np.bincount(found)[found] < min_size] = -1  # too small to be a topic: settling joins it to its nearest
+    for keep, found in zip(keeps, _views(graph, keeps, resolution, vectors, words, min_size, processes), strict=True):
         community = np.full(n, -1, dtype=np.int64)  # -1: not in this view
-        if (found >= 0).any():
-            found = settle(vectors[keep], found, None if words is None else words[keep])
         community[keep] = found
         a, b = community[upper.row], community[upper.col]
         present = (a >= 0) & (b >= 0)
@@ -131,6 +147,44 @@ def edge_agreement(graph, resolution: float, vectors: np.ndarray, words=None, mi
     share = together / np.maximum(both, 1)
     agreement = sparse.coo_matrix((share, (upper.row, upper.col)), shape=(n, n))
     return (agreement + agreement.T).tocsr()
+
+
+def _views(graph, keeps: list[np.ndarray], resolution: float, vectors, words, min_size: int, processes: int):
+    """Each view's settled communities of its `keeps` papers, in order: in this process, or in `processes` worker
+    processes that each receive the graph, vectors and words once (spawned: safe beside the build's threads)."""
+    corpus = (_network(graph), resolution, vectors, words, min_size)
+    if processes <= 1 or len(keeps) <= 1:
+        yield from (_view(corpus, view, keep) for view, keep in enumerate(keeps))
+        return
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    spawn = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(min(processes, len(keeps)), spawn, initializer=_receive, initargs=corpus) as pool:
+        yield from pool.map(_view_of_received, range(len(keeps)), keeps)
+
+
+_RECEIVED: tuple = ()  # in a worker process: what `_receive` was given
+
+
+def _receive(*corpus) -> None:
+    global _RECEIVED
+    _RECEIVED = corpus
+
+
+def _view_of_received(view: int, keep: np.ndarray) -> np.ndarray:
+    return _view(_RECEIVED, view, keep)
+
+
+def _view(corpus: tuple, view: int, keep: np.ndarray) -> np.ndarray:
+    """View `view`: Leiden's communities of the `keep` papers' subgraph, those of `min_size` papers or more settled
+    on their centres and the smaller joined to their nearest (-1 for all when none is big enough)."""
+    network, resolution, vectors, words, min_size = corpus
+    found = _leiden(network.induced_subgraph(keep.tolist()), resolution, seed=view)
+    found[np.bincount(found)[found] < min_size] = -1  # too small to be a topic: settling joins it to its nearest
+    if (found >= 0).any():
+        found = settle(vectors[keep], found, None if words is None else words[keep])
+    return found
 
 
 def leiden_communities(

@@ -156,6 +156,22 @@ def test_each_view_settles_its_communities_on_their_centres():
     assert np.median(agreement[150:, 150:].data) == 1.0
 
 
+def test_the_views_agree_the_same_in_worker_processes():
+    """From `PARALLEL_FROM` papers on the consensus views run in one worker process per CPU: two processes give
+    every edge the agreement that one gives, on a graph whose views differ (some edges agree in some views)."""
+    from topic_explorer.pipeline.fit.clusters import PARALLEL_FROM, edge_agreement, leiden_communities, view_processes
+
+    rng = np.random.default_rng(8)
+    vectors = groups_of(rng, np.eye(32)[:3], 100, 0.3)
+    graph = neighbour_graph(vectors, nearest_neighbours(vectors, 16), n_neighbors=15)
+    resolution, _ = leiden_communities(graph, 3, 5)
+    here = edge_agreement(graph, resolution, vectors, min_size=5, processes=1)
+    there = edge_agreement(graph, resolution, vectors, min_size=5, processes=2)
+    assert ((here.data > 0) & (here.data < 1)).sum() > 10
+    assert (here != there).nnz == 0
+    assert view_processes(PARALLEL_FROM - 1) == 1
+
+
 def test_settled_topics_are_where_add_would_put_each_paper():
     """From 200 papers on, every paper ends in the topic whose centre is nearest: without words in the graph,
     `assign`, the rule `add` uses, gives every paper of the build its own topic back."""

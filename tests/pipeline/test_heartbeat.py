@@ -40,3 +40,16 @@ def test_the_build_says_what_a_long_stage_is_doing(caplog):
     with caplog.at_level(logging.INFO, logger="topic_explorer.pipeline.run.build"):
         still_working("keywords", 25.4)
     assert caplog.messages == ["  ... still finding each topic's keywords and names (25 s)"]
+
+
+def test_a_stage_counts_the_cpu_time_of_the_worker_processes_it_ran():
+    """The clustering's views run in worker processes: a stage's CPU seconds include a child's work, which the
+    parent spends waiting (the child spins until its own CPU clock reads half a second)."""
+    import subprocess
+    import sys
+
+    spin = "import time\nwhile time.process_time() < 0.5:\n    pass"
+    timer = StageTimer()
+    with timer.stage("cluster"):
+        subprocess.run([sys.executable, "-c", spin], check=True)
+    assert timer.cpu_seconds["cluster"] >= 0.5
