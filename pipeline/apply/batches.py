@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from topic_explorer.pipeline.buildfolder.model import TopicModel, assign, closeness_to_centre
-from topic_explorer.pipeline.describe.titles import derive_title
+from topic_explorer.pipeline.describe.titles import titles_or_derived
 from topic_explorer.pipeline.embed.models import Embedder
 from topic_explorer.pipeline.map.place import MapLayout, place
 
@@ -120,7 +120,7 @@ def apply_batch(batch: Batch, fitted: Fitted) -> BatchResult:
     if unplaced.any():
         xy[unplaced] = place(vectors[unplaced], fitted.layout)
     return BatchResult(
-        titles=[title or derive_title(abstract) for title, abstract in zip(batch.titles, batch.abstracts, strict=True)],
+        titles=titles_or_derived(batch.titles, batch.abstracts),
         vectors=vectors,
         embedded=missing,
         topic_id=topic_id.astype(np.int64),

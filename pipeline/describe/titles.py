@@ -124,6 +124,12 @@ _CLAUSE_BREAK = re.compile(  # commas and colons inside numbers and names ("65,0
 )
 
 
+def titles_or_derived(titles: list[str], abstracts: list[str]) -> list[str]:
+    """Each source title, or one derived from its abstract where the source gave none (''): the one route, in
+    the build's batches (`pipeline.apply.batches`) and for a corpus read into memory (`load_corpus`)."""
+    return [title or derive_title(abstract) for title, abstract in zip(titles, abstracts, strict=True)]
+
+
 def derive_title(abstract: str) -> str:
     """A title of at most ~14 words for an untitled abstract; never empty for non-empty text."""
     sentences = [s for s in _SENTENCE_END.split(strip_markup(abstract)) if s.strip()] or [abstract.strip()]

@@ -32,7 +32,7 @@ from topic_explorer.pipeline.buildfolder.metadata import (
     typed_text_column,
 )
 from topic_explorer.pipeline.buildfolder.schema import PAPER_COLUMNS
-from topic_explorer.pipeline.describe.titles import derive_title
+from topic_explorer.pipeline.describe.titles import titles_or_derived
 from topic_explorer.pipeline.errors import UserError
 from topic_explorer.pipeline.ingest.readers import RawFile, read_file
 from topic_explorer.pipeline.settings import MIN_PAPERS, MIN_SHARED_WORDS
@@ -88,7 +88,7 @@ def load_corpus(paths: list[Path], *, text_column: str | None = None, title_colu
     reader = CorpusReader(paths, text_column=text_column, title_column=title_column)
     papers = pd.concat(list(reader.batches()), ignore_index=True) if reader.n_papers else None
     missing = papers["title"] == ""
-    papers["title"] = with_titles(papers["title"], papers["abstract"])
+    papers["title"] = titles_or_derived(papers["title"].tolist(), papers["abstract"].tolist())
     return Corpus(
         papers=papers,
         inputs=reader.inputs,
@@ -97,14 +97,6 @@ def load_corpus(paths: list[Path], *, text_column: str | None = None, title_colu
         duplicates_dropped=reader.duplicates_dropped,
         titles_derived=int(missing.sum()),
     )
-
-
-def with_titles(titles: pd.Series, abstracts: pd.Series) -> pd.Series:
-    """Titles, with one derived from the abstract wherever the source gave none ('')."""
-    titles = titles.copy()
-    missing = (titles == "").to_numpy()
-    titles[missing] = [derive_title(abstract) for abstract in abstracts[missing]]
-    return titles
 
 
 class CorpusReader:

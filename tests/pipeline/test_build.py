@@ -7,6 +7,7 @@ import pandas as pd
 import pytest
 
 from topic_explorer.pipeline.buildfolder.read import read_build
+from topic_explorer.pipeline.ingest.corpus import load_corpus, sample_files
 from topic_explorer.pipeline.run.build import run_build
 from topic_explorer.pipeline.settings import BuildSettings
 
@@ -78,3 +79,9 @@ def test_sample_titles_are_derived_and_readable(sample_build):
     titles = read_build(sample_build).papers["title"]
     assert "FedASK: Differentially Private Federated Low Rank Adaptation with Double SKetching" in set(titles)
     assert titles.map(lambda t: bool(re.search(r"[A-Za-z]", t))).all()
+
+
+def test_a_build_derives_the_titles_a_corpus_read_into_memory_gets(sample_build):
+    built = read_build(sample_build).papers.set_index("paper_id")["title"].sort_index()
+    loaded = load_corpus(sample_files()).papers.set_index("paper_id")["title"].sort_index()
+    assert built.to_dict() == loaded.to_dict()
