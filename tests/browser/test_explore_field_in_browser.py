@@ -59,6 +59,8 @@ def test_search_highlights_the_papers_above_the_relevance_bar_best_first(page: P
     expect(slider).to_contain_text("0.35")  # MiniLM's default bar, in sight
     expect(status(page)).to_contain_text(re.compile(r"Showing [1-9] of 38 papers · search on"), timeout=120_000)
     n = int(re.search(r"Showing (\d+) of", status(page).inner_text()).group(1))
+    # the count is drawn before the map, which a loaded machine may not have redrawn yet: wait for its context trace
+    page.wait_for_function(f"() => {MAP}?.data[0].name.startsWith('Other papers')", timeout=60_000)
     traces = page.evaluate(f"() => {MAP}.data.map(t => [t.name, t.customdata ? t.customdata.length : 0])")
     assert traces[0] == [f"Other papers ({38 - n})", 0]
     assert sum(k for _, k in traces[1:]) == n
