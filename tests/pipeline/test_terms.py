@@ -2,10 +2,14 @@
 
 import numpy as np
 import pandas as pd
+import pytest
 from bertopic.vectorizers import ClassTfidfTransformer
+from sklearn.feature_extraction.text import CountVectorizer
 
 from topic_explorer.pipeline.describe.keywords import class_tfidf
-from topic_explorer.pipeline.describe.terms import DOCUMENT_END, PaperTerms, TermCounts
+from topic_explorer.pipeline.describe.terms import DOCUMENT_END, PaperTerms, TermCounts, keyword_min_df
+from topic_explorer.pipeline.settings import TWO_PAPERS_FROM
+from topic_explorer.pipeline.text.clean import phrases
 
 ABSTRACTS = [
     "Federated learning with many clients and differential privacy.",
@@ -14,6 +18,24 @@ ABSTRACTS = [
     "Compressing the KV cache of large language models.",
 ]
 TOPICS = np.array([0, 0, 1, 1])
+
+
+def made_corpus(n_papers: int) -> list[str]:
+    """Papers of words drawn from a small list, with full stops: phrases used once, in one paper twice, in papers
+    far apart."""
+    rng = np.random.default_rng(0)
+    words = "sparse graph neural cache token model diffusion kernel robust quantum agent memory".split()
+    return [
+        " ".join(rng.choice([*words, "."], size=rng.integers(3, 30)).tolist()) + " " + ("$x$ " * (row % 3))
+        for row in range(n_papers)
+    ]
+
+
+def countvectorizers(abstracts: list[str]):
+    """The count as scikit-learn's CountVectorizer made it (the keyword candidates' count until chunks)."""
+    counter = CountVectorizer(analyzer=phrases, min_df=keyword_min_df(len(abstracts)))
+    counts = counter.fit_transform(abstracts).tocsr()
+    return tuple(counter.get_feature_names_out().tolist()), counts
 
 
 def test_topic_counts_are_the_sums_of_their_papers_counts():
@@ -58,3 +80,32 @@ def test_groups_of_topics_are_weighed_by_bertopics_own_class_tfidf():
     counts = PaperTerms.count(ABSTRACTS).topic_counts(TOPICS, np.array([0, 1]))
     expected = ClassTfidfTransformer(reduce_frequent_words=True).fit_transform(counts.counts).toarray()
     np.testing.assert_array_equal(class_tfidf(counts).toarray(), expected)
+
+
+@pytest.mark.parametrize("n_papers", [len(ABSTRACTS), TWO_PAPERS_FROM + 50])
+@pytest.mark.parametrize("chunk", [1, 7, 10_000])
+def test_the_count_in_chunks_is_countvectorizers_count(n_papers, chunk):
+    """The same terms and, per paper, the same counts in the same order, whichever chunks the papers come in."""
+    abstracts = ABSTRACTS if n_papers == len(ABSTRACTS) else made_corpus(n_papers)
+    terms, counts = countvectorizers(abstracts)
+    counted = PaperTerms.count(abstracts, chunk=chunk)
+    assert counted.terms == terms
+    np.testing.assert_array_equal(counted.counts.indptr, counts.indptr)
+    np.testing.assert_array_equal(counted.counts.indices, counts.indices)
+    np.testing.assert_array_equal(counted.counts.data, counts.data)
+    assert counted.counts.dtype == np.int64
+
+
+def test_the_made_corpus_has_phrases_of_two_papers_seven_chunks_apart_and_phrases_of_one():
+    """So the count in chunks of 7 must keep a phrase on its second paper, chunks later, and drop phrases of one."""
+    abstracts = made_corpus(TWO_PAPERS_FROM + 50)
+    terms, counts = countvectorizers(abstracts)
+    every_phrase = {phrase for text in abstracts for phrase in phrases(text)}
+    by_term = counts.tocsc()
+    chunks_apart = [
+        by_term.indices[by_term.indptr[t] : by_term.indptr[t + 1]] // 7
+        for t in range(len(terms))
+        if by_term.indptr[t + 1] - by_term.indptr[t] == 2
+    ]
+    assert len(every_phrase) > len(terms)
+    assert sum(int(first != second) for first, second in chunks_apart) > 10
