@@ -16,7 +16,7 @@ def export_rows(
 ) -> tuple[np.ndarray, tuple[Level, ...], int]:
     """Row positions to export (a query's in rank order, else the build's order), the levels, the level used.
 
-    A query is ranked by `pipeline.search.search`, as `topic-explorer search` ranks it.
+    A query is ranked by `pipeline.search.ranked.search`, as `topic-explorer search` ranks it.
     """
     levels = build_levels(build.papers, build.topics, build.hierarchy)
     finest = len(levels) - 1
