@@ -150,37 +150,21 @@ def edge_agreement(
 
 
 def _views(graph, keeps: list[np.ndarray], resolution: float, vectors, words, min_size: int, processes: int):
-    """Each view's settled communities of its `keeps` papers, in order: in this process, or in `processes` worker
-    processes that each receive the graph, vectors and words once (spawned: safe beside the build's threads)."""
-    corpus = (_network(graph), resolution, vectors, words, min_size)
-    if processes <= 1 or len(keeps) <= 1:
-        yield from (_view(corpus, view, keep) for view, keep in enumerate(keeps))
-        return
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
+    """Each view's settled communities of its `keeps` papers, in order, in `processes` processes (joblib's: its
+    workers need no `__main__` guard in the caller's script, and it shares big arrays with them through memory
+    maps rather than a copy per view)."""
+    from joblib import Parallel, delayed
 
-    spawn = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(min(processes, len(keeps)), spawn, initializer=_receive, initargs=corpus) as pool:
-        yield from pool.map(_view_of_received, range(len(keeps)), keeps)
+    view = delayed(_view)
+    return Parallel(n_jobs=min(processes, len(keeps)))(
+        view(graph, keep, seed, resolution, vectors, words, min_size) for seed, keep in enumerate(keeps)
+    )
 
 
-_RECEIVED: tuple = ()  # in a worker process: what `_receive` was given
-
-
-def _receive(*corpus) -> None:
-    global _RECEIVED
-    _RECEIVED = corpus
-
-
-def _view_of_received(view: int, keep: np.ndarray) -> np.ndarray:
-    return _view(_RECEIVED, view, keep)
-
-
-def _view(corpus: tuple, view: int, keep: np.ndarray) -> np.ndarray:
-    """View `view`: Leiden's communities of the `keep` papers' subgraph, those of `min_size` papers or more settled
-    on their centres and the smaller joined to their nearest (-1 for all when none is big enough)."""
-    network, resolution, vectors, words, min_size = corpus
-    found = _leiden(network.induced_subgraph(keep.tolist()), resolution, seed=view)
+def _view(graph, keep: np.ndarray, seed: int, resolution: float, vectors, words, min_size: int) -> np.ndarray:
+    """One view: Leiden's communities (`seed`) of the `keep` papers' subgraph, those of `min_size` papers or more
+    settled on their centres and the smaller joined to their nearest (all -1 when none is big enough)."""
+    found = _leiden(_network(graph[keep][:, keep]), resolution, seed=seed)
     found[np.bincount(found)[found] < min_size] = -1  # too small to be a topic: settling joins it to its nearest
     if (found >= 0).any():
         found = settle(vectors[keep], found, None if words is None else words[keep])
