@@ -172,6 +172,28 @@ def test_the_views_agree_the_same_in_worker_processes():
     assert view_processes(PARALLEL_FROM - 1) == 1
 
 
+def test_a_script_without_a_main_guard_runs_the_views_in_workers_once(tmp_path):
+    """A researcher's script that clusters at module level, with no `if __name__ == "__main__"`: the worker
+    processes must not run the script again (a spawned pool re-imports it and fails)."""
+    import subprocess
+    import sys
+
+    script = tmp_path / "cluster_at_top_level.py"
+    script.write_text(
+        "import numpy as np\n"
+        "from topic_explorer.pipeline.fit.clusters import edge_agreement, leiden_communities\n"
+        "from topic_explorer.pipeline.fit.reduce import nearest_neighbours, neighbour_graph\n"
+        "print('script ran', flush=True)\n"
+        "vectors = np.random.default_rng(0).normal(size=(120, 8)).astype(np.float32)\n"
+        "graph = neighbour_graph(vectors, nearest_neighbours(vectors, 11), n_neighbors=10)\n"
+        "resolution, _ = leiden_communities(graph, 3, 5)\n"
+        "edge_agreement(graph, resolution, vectors, min_size=5, processes=2)\n"
+    )
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.count("script ran") == 1
+
+
 def test_settled_topics_are_where_add_would_put_each_paper():
     """From 200 papers on, every paper ends in the topic whose centre is nearest: without words in the graph,
     `assign`, the rule `add` uses, gives every paper of the build its own topic back."""
