@@ -7,8 +7,9 @@ lists:
 - a term the corpus uses in a large share of its papers ("learning", "models", "neural networks" in an ML
   corpus) names no part of it (`GENERIC_SHARE`);
 - a term ending in a word the corpus mostly writes before another content word ("causal", "visual",
-  "self-supervised") is a fragment, not a name, and a word it mostly writes after another ("networks",
-  "tasks") is not a name alone (`bound_words`);
+  "self-supervised"), or in a compound it mostly hyphenates before one ("high-quality", "long-term"), is a
+  fragment, not a name, and a word it mostly writes after another ("networks", "tasks") is not a name alone
+  (`bound_words`);
 - a single word names a topic only when it defines it: most of the papers using it are the topic's and many of the
   topic's papers use it (`DEFINING_SHARE`, `DEFINING_REACH`: "Quantization"; not "Time", "Data", "Features", which
   spread over many topics); otherwise it stands for the phrase
@@ -16,7 +17,8 @@ lists:
   adaptation") (`named_terms`). Even a defining word gives way to a phrase of the topic that covers it (written by
   half its users, as particular to the topic) unless nearly all its users are the topic's (`STANDS_ALONE`: "Galaxies",
   "Hockey" stay; "Languages" -> "Machine translation"); a word the corpus writes after another (a head) gives its
-  place to the name holding it ("Bandits" -> "Contextual bandits");
+  place to the name holding it ("Bandits" -> "Contextual bandits"), as does a compound the corpus hyphenates before
+  other words ("Multi-robot" -> "Multi-robot systems");
 - a name takes back the stop words the corpus hyphenates before its first words, which counting drops ("context
   learning" -> "In-context learning", `BoundWords.prefixes`);
 - a term the corpus abbreviates takes the acronym the field uses ("low rank adaptation" -> "LoRA", "human
@@ -67,7 +69,9 @@ _HYPHENATED = re.compile(r"\b((?:[a-z0-9]+-)+[a-z0-9]+)\b(?:\s+([a-z][a-z0-9]*))
 class BoundWords:
     """Words the corpus rarely writes on their own, read from which content words it puts next to them."""
 
-    modifiers: frozenset[str]  # mostly written before another content word ("causal", "humanoid"): never a last word
+    # mostly written before another content word: a word ("causal", "humanoid") or a hyphenated compound ("long term"
+    # of "long-term forecasting"); never the last words of a name
+    modifiers: frozenset[str]
     heads: frozenset[str]  # mostly written after another content word ("networks", "tasks"): never a label alone
     # a word or two the corpus mostly writes hyphenated after stop words, which counting drops: "context learning" ->
     # "in", "distribution generalization" -> "out-of"; a name starting with them takes them back ("In-context learning")
@@ -76,8 +80,10 @@ class BoundWords:
 
 def bound_words(texts: list[str]) -> BoundWords:
     """The corpus's modifiers, heads and hyphenated prefixes (`BOUND_SHARE`), from a sample of its abstracts
-    (`BOUND_SAMPLE`)."""
-    before, after, total = Counter(), Counter(), Counter()
+    (`BOUND_SAMPLE`). A two-word compound is judged by its hyphenated uses: English hyphenates a compound before the
+    word it qualifies ("high-quality images"), so one written before another content word in most of its hyphenated
+    uses says what kind of thing, not which."""
+    before, after, total, compounds = Counter(), Counter(), Counter(), Counter()
     hyphenated: defaultdict[str, Counter] = defaultdict(Counter)  # word (or two) -> stop words hyphenated before it
     step = max(1, len(texts) // BOUND_SAMPLE)
     for text in texts[::step]:
@@ -87,13 +93,17 @@ def bound_words(texts: list[str]) -> BoundWords:
             after.update(run[1:])
         for chain, following in _HYPHENATED.findall(strip_markup(text).lower()):
             parts = chain.split("-")
+            if len(parts) == 2 and not STOP_WORDS.intersection(parts):  # a compound: "high-quality", "fine-tuning"
+                compounds[" ".join(parts)] += 1
+                before[" ".join(parts)] += bool(following) and following not in STOP_WORDS
             lead = next((k for k, part in enumerate(parts) if part not in STOP_WORDS), len(parts))
             if 0 < lead < len(parts):
                 rest = [*parts[lead:], following] if following else parts[lead:]
                 hyphenated[rest[0]]["-".join(parts[:lead])] += 1
                 if len(rest) > 1 and rest[1] not in STOP_WORDS:
                     hyphenated[" ".join(rest[:2])]["-".join(parts[:lead])] += 1
-    common = [(w, n) for w, n in total.items() if n >= MIN_BOUND_USES and " " not in w]
+    single = [(w, n) for w, n in total.items() if n >= MIN_BOUND_USES and " " not in w]
+    common = single + [(w, n) for w, n in compounds.items() if n >= MIN_BOUND_USES]
     prefixes = {}
     for words, stops in hyphenated.items():
         stop, n = stops.most_common(1)[0]
@@ -101,7 +111,7 @@ def bound_words(texts: list[str]) -> BoundWords:
             prefixes[words] = stop
     return BoundWords(
         modifiers=frozenset(w for w, n in common if before[w] >= BOUND_SHARE * n),
-        heads=frozenset(w for w, n in common if after[w] >= BOUND_SHARE * n),
+        heads=frozenset(w for w, n in single if after[w] >= BOUND_SHARE * n),
         prefixes=prefixes,
     )
 
@@ -299,11 +309,12 @@ def _longer_first(terms: list[tuple[str, float]], bound: BoundWords, generic: fr
     ordered: list[str] = []
     for term, score in [(t, s) for t, s in terms if s >= floor]:
         if (term, score) not in names:
-            if normal_words(term) not in bound.heads:
-                continue
-            inside = f" {normal_words(term)} "  # a head ("bandits"): the name holding it takes its place
-            holding = [t for t, _ in names if t not in ordered and inside in f" {normal_words(t)} "]
-            ordered += holding[:1]
+            key = normal_words(term)
+            # a head ("bandits") or a compound modifier ("multi-robot"): the name holding it takes its place; not a
+            # modifier word ("preference"): it qualifies too many of the topic's names to say which one is meant
+            if key in bound.heads or (" " in key and key in bound.modifiers):
+                holding = [t for t, _ in names if t not in ordered and f" {key} " in f" {normal_words(t)} "]
+                ordered += holding[:1]
             continue
         if term in ordered:
             continue
@@ -347,7 +358,9 @@ def is_name(
         return False  # "3D", "AI": a word this short names no topic alone ("3D vision" can)
     if is_acronym(term.split()[-1]):
         return True
-    return words[-1] not in bound.modifiers and not (len(words) == 1 and words[0] in bound.heads)
+    if words[-1] in bound.modifiers or " ".join(words[-2:]) in bound.modifiers:
+        return False  # "causal", "self-supervised", "high-quality": they say what kind of thing, not which thing
+    return not (len(words) == 1 and words[0] in bound.heads)
 
 
 def _fallback(terms: list[str], taken: set[str], topic: int) -> str:

@@ -67,6 +67,26 @@ def test_the_corpus_tells_its_modifiers_and_its_heads():
     assert "causal" not in bound.heads
 
 
+def test_a_compound_the_corpus_writes_before_other_words_is_no_name():
+    texts = [
+        "Long-term forecasting of load.",
+        "Long-term memory of agents.",
+        "Long-term dependencies in series.",
+        "A penalty term for the loss.",
+        "The entropy term of the policy.",
+        "The regularization term and the trade-off.",
+        "A trade-off between speed and cost.",
+        "The trade-off of accuracy.",
+    ]
+    bound = bound_words(texts)
+    assert "long term" in bound.modifiers  # "long-term" is written before another word: it says what kind
+    assert "term" not in bound.modifiers  # the word alone ends its phrase as often
+    assert "trade off" not in bound.modifiers  # a compound the corpus writes as a noun
+    naming = [_scored("long term", "long term memory"), _scored("long term", "load forecasting"), _scored("trade off")]
+    labels = make_labels(naming, bound=bound)
+    assert labels == ["Long term memory", "Load forecasting", "Trade off"]  # the phrase it qualifies, or the next
+
+
 def test_a_name_takes_back_the_stop_words_the_corpus_hyphenates_before_it():
     texts = [
         "In-context learning of tasks.",
