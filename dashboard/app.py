@@ -72,7 +72,7 @@ with tabs[0]:
     elif not shown.all():
         explore.render_filter_line(explorer, shown)
     context = passing & ~shown if found is not None else None
-    explore.render_map(explorer, level, shown, selected, map_key(state.generation), context)
+    explore.render_map(explorer, version, level, shown, selected, map_key(state.generation), context)
     if len(rows):
         explore.render_table(explorer, rows, selected, table_key(state.table_generation), found)
     reader_column, topics_column = st.columns([3, 2], gap="large")
@@ -84,6 +84,6 @@ with tabs[0]:
 session.remember_table(explorer.ids[rows].tolist())
 if len(tabs) == 3:
     with tabs[1]:
-        timeline.render_timeline(explorer, shown, level)
+        timeline.render_timeline(explorer, version, shown, level)
 with tabs[-1]:
-    quality_view.render_quality(explorer)
+    quality_view.render_quality(explorer, version)

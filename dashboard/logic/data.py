@@ -88,6 +88,12 @@ def build_version(path: Path) -> tuple:
     return (manifest, *edits_version(path))
 
 
+def mask_bits(mask: np.ndarray) -> bytes:
+    """A cache key for a mask of papers, hashed whole: Streamlit hashes an array of 500,000 values or more by a
+    sample of them, and two masks differing outside it would share one cached map or chart."""
+    return np.packbits(mask).tobytes()
+
+
 def load_explorer(path: Path) -> Explorer:
     """Read the build (raises `UserError`); precompute word-filter and hover text, colours, positions and filters."""
     build = read_build(path)

@@ -19,7 +19,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from topic_explorer.dashboard.logic.data import Explorer
+from topic_explorer.dashboard.logic.data import Explorer, mask_bits
 from topic_explorer.dashboard.logic.filters import day_numbers
 from topic_explorer.dashboard.logic.safetext import column_title, escape_markdown, plotly_text, shorten
 from topic_explorer.dashboard.ui.sidebar import DETAIL_KEY, topics_key
@@ -219,17 +219,37 @@ def clicked_group(event: object) -> int | None:
     return None
 
 
-def render_timeline(explorer: Explorer, shown: np.ndarray, level: int) -> None:
-    """The chart of each topic's papers per year (counts, or shares of all papers); clicking a bar shows that topic."""
+@st.cache_data(max_entries=32, show_spinner=False)
+def year_counts(
+    path: str, version: tuple, level: int, shown_bits: bytes, _explorer: Explorer, _shown: np.ndarray
+) -> tuple[pd.DataFrame, pd.Series]:
+    """`shares` and `year_totals`, once per build version, level and shown papers: a selection changes none of them."""
+    years = years_of(_explorer.papers[time_column(_explorer)])
+    return shares(years, _explorer.levels[level], _shown), year_totals(years)
+
+
+# A resource, not data: Streamlit would pickle a copy per rerun, and unpickling a Figure validates it again, which
+# costs more than drawing it. The chart only reads it (`st.plotly_chart` sends a copy), so one shared copy is safe.
+@st.cache_resource(max_entries=32, show_spinner=False)
+def chart(
+    path: str, version: tuple, level: int, shown_bits: bytes, mode: str, _explorer: Explorer, _shown: np.ndarray
+) -> go.Figure:
+    """`timeline_figure` of `year_counts`, once per build version, level, shown papers and mode (never mutate it)."""
+    table, totals = year_counts(path, version, level, shown_bits, _explorer, _shown)
+    return timeline_figure(table, _explorer.levels[level], totals, mode)
+
+
+def render_timeline(explorer: Explorer, version: tuple, shown: np.ndarray, level: int) -> None:
+    """The chart of each topic's papers per year (counts, or shares of all papers); clicking a bar shows that topic.
+
+    `version`: the build's (`data.build_version`), under which `explorer` was loaded."""
     column = time_column(explorer)
-    groups = explorer.levels[level]
-    years = years_of(explorer.papers[column])
-    table = shares(years, groups, shown)
+    key = (str(explorer.build.path), version, level, mask_bits(shown))
+    table, totals = year_counts(*key, explorer, shown)
     if table.empty:
         st.info("None of the shown papers has a year.")
         return
     mode = st.radio("Show", MODES, horizontal=True, key=MODE_KEY, label_visibility="collapsed")
-    totals = year_totals(years)
     if shown_mode(totals, mode) != mode:
         mode = COUNT
         st.caption(f"Every year has fewer than {MIN_YEAR_PAPERS} papers: too few for shares, so counts are drawn.")
@@ -242,8 +262,7 @@ def render_timeline(explorer: Explorer, shown: np.ndarray, level: int) -> None:
             f"of papers{thin}. Click a bar to show only its topic."
         )
     )
-    figure = timeline_figure(table, groups, totals, mode)
-    st.plotly_chart(figure, key=TIMELINE_KEY, on_select="rerun", selection_mode="points")
+    st.plotly_chart(chart(*key, mode, explorer, shown), key=TIMELINE_KEY, on_select="rerun", selection_mode="points")
 
 
 def apply_click(explorer: Explorer) -> None:

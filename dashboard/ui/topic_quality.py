@@ -3,6 +3,7 @@ opens in the Explore tab from here."""
 
 from __future__ import annotations
 
+import pandas as pd
 import streamlit as st
 
 from topic_explorer.dashboard.logic.data import Explorer
@@ -30,8 +31,16 @@ def open_topic(explorer: Explorer, topic_id: int) -> None:
     st.session_state[TAB_KEY] = EXPLORE
 
 
-def render_quality(explorer: Explorer) -> None:
-    """Headline figures with what they mean, then every topic rated, flagged ones first; any one opens in Explore."""
+@st.cache_data(max_entries=8, show_spinner=False)
+def quality_table(path: str, version: tuple, _explorer: Explorer) -> pd.DataFrame:
+    """`topic_table`, once per build version (an edit changes it): every rerun draws this tab, selections included."""
+    return topic_table(_explorer.topics, _explorer.papers)
+
+
+def render_quality(explorer: Explorer, version: tuple) -> None:
+    """Headline figures with what they mean, then every topic rated, flagged ones first; any one opens in Explore.
+
+    `version`: the build's (`data.build_version`), under which `explorer` was loaded."""
     manifest = explorer.build.manifest
     st.caption(escape_markdown(provenance_line(manifest)))
     figures = headline_figures(manifest.get("quality") or {})
@@ -48,7 +57,7 @@ def render_quality(explorer: Explorer) -> None:
         f"hold together well below this build's other topics'; :orange[fair] from 0 to {GOOD_FROM}; :green[good] "
         f"from {GOOD_FROM}. Why lists every reason. Small corpora give noisy scores."
     )
-    table = topic_table(explorer.topics, explorer.papers)
+    table = quality_table(str(explorer.build.path), version, explorer)
     pick, button = st.columns([4, 1.3], vertical_alignment="bottom")
     labels = dict(zip(table["topic_id"], table["topic"], strict=True))
     chosen = pick.selectbox(

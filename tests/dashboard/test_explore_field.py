@@ -267,6 +267,23 @@ def test_a_second_session_sees_the_first_ones_edit_on_its_next_rerun(run_app, bu
     assert "From the first session" in set(topic_list(second)["topic"].str.strip().str.lstrip("└ "))
 
 
+def test_a_rename_reaches_the_maps_labels_the_timeline_and_topic_quality_on_the_same_papers(run_app, build):
+    at = run_app(build)
+    old = read_build(build).topics.set_index("topic_id").loc[0, "label"]
+    at.run()  # the same papers shown again: labels, years and quality come from the caches
+    assert old in {label["t"] for label in map_spec(at)["layout"]["meta"]["labels"]}
+    at.selectbox(key=RENAME_TOPIC).set_value(0)
+    at.text_input(key=RENAME_LABEL).set_value("Renamed topic")
+    at.button(key="edit-rename").click().run()
+    labels = {label["t"] for label in map_spec(at)["layout"]["meta"]["labels"]}
+    assert "Renamed topic" in labels
+    assert old not in labels
+    chart = next(c for c in at.get("plotly_chart") if c.key == TIMELINE_KEY)
+    assert "Renamed topic" in {bar["name"] for bar in json.loads(chart.proto.spec)["data"]}
+    quality = next(d.value for d in at.dataframe if "rating" in d.value.columns)
+    assert "Renamed topic" in set(quality["topic"])
+
+
 def test_an_empty_name_is_refused_with_a_message(run_app, build):
     at = run_app(build)
     at.text_input(key=RENAME_LABEL).set_value("   ")
