@@ -152,13 +152,19 @@ def edge_agreement(
 def _views(graph, keeps: list[np.ndarray], resolution: float, vectors, words, min_size: int, processes: int):
     """Each view's settled communities of its `keeps` papers, in order, in `processes` processes (joblib's: its
     workers need no `__main__` guard in the caller's script, and it shares big arrays with them through memory
-    maps rather than a copy per view)."""
+    maps rather than a copy per view). The workers are stopped at the end, so that the stage's CPU seconds
+    (`timing.cpu_seconds`, which counts ended child processes) include theirs."""
     from joblib import Parallel, delayed
+    from joblib.externals.loky import get_reusable_executor
 
     view = delayed(_view)
-    return Parallel(n_jobs=min(processes, len(keeps)))(
-        view(graph, keep, seed, resolution, vectors, words, min_size) for seed, keep in enumerate(keeps)
-    )
+    try:
+        return Parallel(n_jobs=min(processes, len(keeps)))(
+            view(graph, keep, seed, resolution, vectors, words, min_size) for seed, keep in enumerate(keeps)
+        )
+    finally:
+        if processes > 1:  # the workers end with the views: their memory is freed, their CPU time counted
+            get_reusable_executor().shutdown(wait=True)
 
 
 def _view(graph, keep: np.ndarray, seed: int, resolution: float, vectors, words, min_size: int) -> np.ndarray:

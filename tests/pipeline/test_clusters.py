@@ -159,6 +159,8 @@ def test_each_view_settles_its_communities_on_their_centres():
 def test_the_views_agree_the_same_in_worker_processes():
     """From `PARALLEL_FROM` papers on the consensus views run in one worker process per CPU: two processes give
     every edge the agreement that one gives, on a graph whose views differ (some edges agree in some views)."""
+    import psutil
+
     from topic_explorer.pipeline.fit.clusters import PARALLEL_FROM, edge_agreement, leiden_communities, view_processes
 
     rng = np.random.default_rng(8)
@@ -166,9 +168,13 @@ def test_the_views_agree_the_same_in_worker_processes():
     graph = neighbour_graph(vectors, nearest_neighbours(vectors, 16), n_neighbors=15)
     resolution, _ = leiden_communities(graph, 3, 5)
     here = edge_agreement(graph, resolution, vectors, min_size=5, processes=1)
+    before = {child.pid for child in psutil.Process().children(recursive=True)}
     there = edge_agreement(graph, resolution, vectors, min_size=5, processes=2)
     assert ((here.data > 0) & (here.data < 1)).sum() > 10
     assert (here != there).nnz == 0
+    # the workers have ended (their memory freed, their CPU time counted); joblib's resource trackers stay
+    left = [c for c in psutil.Process().children(recursive=True) if c.pid not in before]
+    assert [c.cmdline() for c in left if "resource_tracker" not in " ".join(c.cmdline())] == []
     assert view_processes(PARALLEL_FROM - 1) == 1
 
 
