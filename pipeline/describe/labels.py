@@ -143,9 +143,6 @@ def named_terms(
       topic's, or fewer than `DEFINING_REACH` of the topic's papers use it. "Time", "Data", "Features" are spread over
       many topics; "Quantization" and "Federated" gather in one;
     - a phrase the corpus mostly (`BOUND_SHARE`) continues with another word ("low-rank" -> "low-rank adaptation").
-    The completing phrase stands for the fragment only when most of its users are the topic's (`DEFINING_SHARE`) or
-    it is written by `COVER_SHARE` of the fragment's users in the topic: "image classification", written by a third
-    of a few-shot learning topic's users of "classification" and mostly by other topics', does not name it.
     A phrase of two or more words inside an acronym's long form (`acronyms`, as the corpus defines them: "human
     feedback" and "reinforcement learning" in "reinforcement learning from human feedback", "low rank" in "low-rank
     adaptation") gives way to the acronym when the topic's papers write the acronym at least as often: the topic
@@ -190,10 +187,7 @@ def named_terms(
                 kept.setdefault(counts.terms[acronym], score)
             elif not (spread or bound):
                 kept.setdefault(term, score)
-            elif (phrase := _completion(term, i, here, counts, min(MIN_COMPLETION_PAPERS, counts.sizes[row]))) and (
-                here.get(index[phrase], 0) >= DEFINING_SHARE * corpus_papers[index[phrase]]
-                or here.get(index[phrase], 0) >= COVER_SHARE * here.get(i, 0)
-            ):  # a phrase a few of the word's users write, and mostly other topics', does not stand for it
+            elif phrase := _completion(term, i, here, counts, min(MIN_COMPLETION_PAPERS, counts.sizes[row])):
                 kept.setdefault(phrase, score)
             elif bound:  # a phrase its papers never complete together still says more than the next term ("Low-rank")
                 kept.setdefault(term, score)

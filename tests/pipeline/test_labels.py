@@ -233,20 +233,6 @@ def test_a_topic_without_a_name_takes_its_best_term_and_a_weak_name_gives_way_to
     assert make_labels(naming, bound=bound, generic=frozenset({"models", "data"})) == ["Attack", "Analysis"]
 
 
-def test_a_phrase_few_of_a_words_users_write_and_other_topics_own_does_not_stand_for_it():
-    abstracts = [
-        *["Classification by meta learning."] * 4,
-        *["Image classification by meta learning."] * 2,
-        *["Image classification of scans."] * 5,
-        *["Classification of scans."] * 2,
-    ]
-    topic_id = np.array([0] * 6 + [1] * 7)
-    counts = PaperTerms.count(abstracts).topic_counts(topic_id, np.array([0, 1]))
-    named = named_terms(counts, {0: [("classification", 0.5), ("meta learning", 0.4)]})
-    # two of topic 0's six users of "classification" write "image classification", whose users are mostly topic 1's
-    assert [term for term, _ in named[0]] == ["meta learning"]
-
-
 def test_a_fragment_is_named_by_the_phrase_its_papers_write():
     abstracts = [
         "Differential privacy for large language models.",
