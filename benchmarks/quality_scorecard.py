@@ -191,8 +191,6 @@ def fit_ours(vectors: np.ndarray, texts: list[str], *, tree: bool = True) -> dic
             embed_terms = _tfidf_terms(texts)
         fit = fit_topics(vectors, texts, settings=BuildSettings(cache_dir=Path(scratch)), embed=embed_terms)
         topics = np.asarray(fit.topic_id)
-        if not tree:
-            return {"topics": topics}
         hierarchy = topic_hierarchy(
             fit.counts, fit.model, texts=texts, text_topics=fit.topic_id, embed_terms=embed_terms
         )

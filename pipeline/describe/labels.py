@@ -36,6 +36,7 @@ from __future__ import annotations
 import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
+from functools import lru_cache
 from itertools import pairwise
 
 import numpy as np
@@ -82,7 +83,15 @@ def bound_words(texts: list[str]) -> BoundWords:
     """The corpus's modifiers, heads and hyphenated prefixes (`BOUND_SHARE`), from a sample of its abstracts
     (`BOUND_SAMPLE`). A two-word compound is judged by its hyphenated uses: English hyphenates a compound before the
     word it qualifies ("high-quality images"), so one written before another content word in most of its hyphenated
-    uses says what kind of thing, not which."""
+    uses says what kind of thing, not which.
+
+    Read once per corpus: the fit's topics and every level of the tree ask for the same texts' (on 5,000 arXiv
+    abstracts it was half the tree's time, six reads of 2.6 s)."""
+    return _bound_words(tuple(texts))
+
+
+@lru_cache(maxsize=1)
+def _bound_words(texts: tuple[str, ...]) -> BoundWords:
     before, after, total, compounds = Counter(), Counter(), Counter(), Counter()
     hyphenated: defaultdict[str, Counter] = defaultdict(Counter)  # word (or two) -> stop words hyphenated before it
     step = max(1, len(texts) // BOUND_SAMPLE)
