@@ -35,6 +35,7 @@ def filter_by_words(page: Page, words: str) -> None:
     word_box(page).fill(words)
     word_box(page).press("Enter")
     expect(status(page)).not_to_contain_text("Showing 38 of 38")
+    wait_for_rerun(page)  # the count is drawn first: the rest of the page is still being redrawn
 
 
 def status_and_url_when(page: Page, pattern: str) -> tuple[str, str]:
