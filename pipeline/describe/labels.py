@@ -9,7 +9,7 @@ lists:
 - a term ending in a word the corpus mostly writes before another content word ("causal", "visual",
   "self-supervised"), or in a compound it mostly hyphenates before one ("high-quality", "long-term"), is a
   fragment, not a name, and a word it mostly writes after another ("networks", "tasks") is not a name alone
-  (`bound_words`);
+  (`boundwords.bound_words`);
 - a single word names a topic only when it defines it: most of the papers using it are the topic's and many of the
   topic's papers use it (`DEFINING_SHARE`, `DEFINING_REACH`: "Quantization"; not "Time", "Data", "Features", which
   spread over many topics); otherwise it stands for the phrase
@@ -34,25 +34,19 @@ A theme (a group of the topic tree) is named from these labels in `theme_names`.
 from __future__ import annotations
 
 import re
-from collections import Counter, defaultdict
-from dataclasses import dataclass, field
-from functools import lru_cache
-from itertools import pairwise
+from collections import Counter
 
 import numpy as np
 from scipy import sparse
 
+from topic_explorer.pipeline.describe.boundwords import BOUND_SHARE, MIN_BOUND_USES, NO_BOUND_WORDS, BoundWords
 from topic_explorer.pipeline.describe.terms import TermCounts
-from topic_explorer.pipeline.text.clean import STOP_WORDS, strip_markup, word_runs
 
 MAX_LABEL_WORDS = 5
 GENERIC_SHARE = 0.2  # a term used by at least this share of the corpus's papers names no part of it
-BOUND_SHARE = 0.75  # a word written before (after) another content word this often is a modifier (a head)
-MIN_BOUND_USES = 3  # ... when the corpus uses it at least this often
 MIN_NAME_SHARE = 0.5  # a name scoring under this share of the topic's best term says less than that term
 LONGER_NAME_WINS = 0.8  # a name gives way to a longer name containing it that scores at least this share of it
 MIN_ACRONYM_ALONE = 3  # "RLHF" and "LoRA" may stand for their long forms and alone; "FL", "RL", "3D" may not
-BOUND_SAMPLE = 2000  # abstracts read for those statistics: enough, and cheap at 20k papers
 DEFINING_SHARE = (
     0.5  # a single word names a topic alone when at least this share of the papers using it are the topic's
 )
@@ -63,66 +57,6 @@ STANDS_ALONE = 0.8  # a defining word this share of whose users are the topic's 
 COVER_SHARE = 0.5  # ... otherwise a phrase this share of the word's users in the topic write names it first
 MIN_COMPLETION_PAPERS = 2  # ... and at least this many (or all the topic's papers): one paper's phrase names no topic
 _NORMAL = re.compile(r"[\s-]+")
-_HYPHENATED = re.compile(r"\b((?:[a-z0-9]+-)+[a-z0-9]+)\b(?:\s+([a-z][a-z0-9]*))?")
-
-
-@dataclass(frozen=True)
-class BoundWords:
-    """Words the corpus rarely writes on their own, read from which content words it puts next to them."""
-
-    # mostly written before another content word: a word ("causal", "humanoid") or a hyphenated compound ("long term"
-    # of "long-term forecasting"); never the last words of a name
-    modifiers: frozenset[str]
-    heads: frozenset[str]  # mostly written after another content word ("networks", "tasks"): never a label alone
-    # a word or two the corpus mostly writes hyphenated after stop words, which counting drops: "context learning" ->
-    # "in", "distribution generalization" -> "out-of"; a name starting with them takes them back ("In-context learning")
-    prefixes: dict[str, str] = field(default_factory=dict)
-
-
-def bound_words(texts: list[str]) -> BoundWords:
-    """The corpus's modifiers, heads and hyphenated prefixes (`BOUND_SHARE`), from a sample of its abstracts
-    (`BOUND_SAMPLE`). A two-word compound is judged by its hyphenated uses: English hyphenates a compound before the
-    word it qualifies ("high-quality images"), so one written before another content word in most of its hyphenated
-    uses says what kind of thing, not which.
-
-    Read once per corpus: the fit's topics and every level of the tree ask for the same texts' (on 5,000 arXiv
-    abstracts it was half the tree's time, six reads of 2.6 s)."""
-    return _bound_words(tuple(texts))
-
-
-@lru_cache(maxsize=1)
-def _bound_words(texts: tuple[str, ...]) -> BoundWords:
-    before, after, total, compounds = Counter(), Counter(), Counter(), Counter()
-    hyphenated: defaultdict[str, Counter] = defaultdict(Counter)  # word (or two) -> stop words hyphenated before it
-    step = max(1, len(texts) // BOUND_SAMPLE)
-    for text in texts[::step]:
-        for run in word_runs(text):
-            total.update([*run, *map(" ".join, pairwise(run))])
-            before.update(run[:-1])
-            after.update(run[1:])
-        for chain, following in _HYPHENATED.findall(strip_markup(text).lower()):
-            parts = chain.split("-")
-            if len(parts) == 2 and not STOP_WORDS.intersection(parts):  # a compound: "high-quality", "fine-tuning"
-                compounds[" ".join(parts)] += 1
-                before[" ".join(parts)] += bool(following) and following not in STOP_WORDS
-            lead = next((k for k, part in enumerate(parts) if part not in STOP_WORDS), len(parts))
-            if 0 < lead < len(parts):
-                rest = [*parts[lead:], following] if following else parts[lead:]
-                hyphenated[rest[0]]["-".join(parts[:lead])] += 1
-                if len(rest) > 1 and rest[1] not in STOP_WORDS:
-                    hyphenated[" ".join(rest[:2])]["-".join(parts[:lead])] += 1
-    single = [(w, n) for w, n in total.items() if n >= MIN_BOUND_USES and " " not in w]
-    common = single + [(w, n) for w, n in compounds.items() if n >= MIN_BOUND_USES]
-    prefixes = {}
-    for words, stops in hyphenated.items():
-        stop, n = stops.most_common(1)[0]
-        if total[words] >= MIN_BOUND_USES and n >= BOUND_SHARE * total[words]:
-            prefixes[words] = stop
-    return BoundWords(
-        modifiers=frozenset(w for w, n in common if before[w] >= BOUND_SHARE * n),
-        heads=frozenset(w for w, n in single if after[w] >= BOUND_SHARE * n),
-        prefixes=prefixes,
-    )
 
 
 def prefixed(term: str, prefixes: dict[str, str]) -> str:
@@ -278,7 +212,7 @@ def make_labels(
     *,
     acronyms: dict[str, str] | None = None,
     expansions: dict[str, str] | None = None,
-    bound: BoundWords = BoundWords(frozenset(), frozenset()),
+    bound: BoundWords = NO_BOUND_WORDS,
     generic: frozenset[str] = frozenset(),
 ) -> list[str]:
     """One distinct label per topic from its (display term, score) pairs, best first.
@@ -356,9 +290,7 @@ def _candidates(names: list[tuple[str, bool]]) -> list[tuple[str, ...]]:
     return ([(best,)] if mine else paired[:1]) + own + [(t,) for t, mine in names if not mine]
 
 
-def is_name(
-    term: str, bound: BoundWords = BoundWords(frozenset(), frozenset()), generic: frozenset[str] = frozenset()
-) -> bool:
+def is_name(term: str, bound: BoundWords = NO_BOUND_WORDS, generic: frozenset[str] = frozenset()) -> bool:
     """A term that can stand as a topic's name: 1-5 words, not generic, not ending in a modifier, not a head alone."""
     words = normal_words(term).split()
     if not words or len(words) > MAX_LABEL_WORDS or " ".join(words) in generic:

@@ -12,7 +12,8 @@ import re
 import numpy as np
 from scipy import sparse
 
-from topic_explorer.pipeline.describe.labels import BoundWords, capitalise, is_acronym, is_name, normal_words, stems
+from topic_explorer.pipeline.describe.boundwords import BoundWords
+from topic_explorer.pipeline.describe.labels import capitalise, is_acronym, is_name, normal_words, stems
 from topic_explorer.pipeline.describe.terms import TermCounts
 
 THEME_COVER = 0.6  # a theme is named for its largest parts until they hold this share of its papers ...

@@ -6,11 +6,10 @@ import numpy as np
 import pytest
 
 from tests.sample_groups import NAMED
+from topic_explorer.pipeline.describe.boundwords import BoundWords, bound_words
 from topic_explorer.pipeline.describe.keywords import class_tfidf, topic_terms
 from topic_explorer.pipeline.describe.labels import (
     MAX_LABEL_WORDS,
-    BoundWords,
-    bound_words,
     generic_terms,
     is_name,
     make_labels,
