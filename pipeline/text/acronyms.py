@@ -13,17 +13,24 @@ from __future__ import annotations
 import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable
+from functools import lru_cache
 
 from topic_explorer.pipeline.text.clean import strip_markup
 
 # "(LoRA)", "(KV)", "(SE-POPO)": letters and digits, at least two capitals, nothing else inside.
 _DEFINITION = re.compile(r"\(([A-Za-z0-9][A-Za-z0-9-]{1,11})s?\)")
 _WORD = re.compile(r"[\w'-]+")
+_TOKEN = re.compile(r"[\w-]+")  # an acronym in use: "LoRA", "SE-POPO"
 _MAX_EXTRA_WORDS = 4  # a long form has at most len(acronym letters) + this many words
 
 
 def corpus_acronyms(texts: list[str]) -> dict[str, str]:
     """Each acronym the texts define with its most common long form, as the texts spell it."""
+    return dict(_corpus_acronyms(tuple(texts)))
+
+
+@lru_cache(maxsize=1)
+def _corpus_acronyms(texts: tuple[str, ...]) -> dict[str, str]:
     seen: dict[str, Counter] = defaultdict(Counter)
     for text in texts:
         for acronym, long_form in _definitions(strip_markup(text)):
@@ -34,25 +41,47 @@ def corpus_acronyms(texts: list[str]) -> dict[str, str]:
 def preferred_acronyms(texts: list[str], terms: Iterable[str]) -> dict[str, str]:
     """Acronyms whose long form is one of `terms` (or inside one) and that the texts use more
     often than that long form: "LoRA" for "low-rank adaptation", but not "CRL" for "causal
-    representation learning". Only the acronyms of `terms` are counted, so this stays cheap.
+    representation learning".
     """
     spans = set()  # every run of words inside a wanted term: a long form must be one of them
     for term in terms:
         words = _normal(term).split()
         spans.update(" ".join(words[i:j]) for i in range(len(words)) for j in range(i + 1, len(words) + 1))
-    candidates = {
-        acronym: long_form for acronym, long_form in corpus_acronyms(texts).items() if _normal(long_form) in spans
-    }
-    if not candidates:
-        return {}
-    plain = [strip_markup(text) for text in texts]
-    tokens = Counter(token for text in plain for token in re.findall(r"[\w-]+", text))
-    normal = " ".join(_normal(text) for text in plain)
     return {
-        acronym: long_form
-        for acronym, long_form in candidates.items()
-        if tokens[acronym] > normal.count(f" {_normal(long_form)} ")
+        acronym: long_form for acronym, long_form in _preferred(tuple(texts)).items() if _normal(long_form) in spans
     }
+
+
+@lru_cache(maxsize=1)
+def _preferred(texts: tuple[str, ...]) -> dict[str, str]:
+    """Every acronym the texts define and use more often than its long form, read once per corpus: the fit's
+    topics and every level of the tree ask about the same texts."""
+    defined = _corpus_acronyms(texts)
+    plain = [strip_markup(text) for text in texts]
+    uses = Counter(token for text in plain for token in _TOKEN.findall(text) if token in defined)
+    spelled_out = _phrase_counts([_normal(text).split() for text in plain], [_normal(f) for f in defined.values()])
+    return {
+        acronym: long_form for acronym, long_form in defined.items() if uses[acronym] > spelled_out[_normal(long_form)]
+    }
+
+
+def _phrase_counts(texts: Iterable[list[str]], phrases: list[str]) -> Counter:
+    """How often each phrase (words joined by single spaces) is written in the texts (lists of words), each
+    occurrence ending before the next starts: one pass over the words, however many phrases."""
+    by_first: dict[str, set[tuple[str, ...]]] = defaultdict(set)
+    for phrase in phrases:
+        words = tuple(phrase.split())
+        if words:
+            by_first[words[0]].add(words)
+    counts: Counter = Counter()
+    for words in texts:
+        free_from: dict[tuple[str, ...], int] = {}  # a phrase's next occurrence starts at or after this word
+        for i, word in enumerate(words):
+            for phrase in by_first.get(word, ()):
+                if i >= free_from.get(phrase, 0) and tuple(words[i : i + len(phrase)]) == phrase:
+                    counts[" ".join(phrase)] += 1
+                    free_from[phrase] = i + len(phrase)
+    return counts
 
 
 def _normal(text: str) -> str:

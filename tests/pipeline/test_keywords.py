@@ -1,5 +1,9 @@
 """Keyword cleaning, candidate phrases and spelling for display."""
 
+import re
+from collections import Counter, defaultdict
+from itertools import pairwise
+
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -14,7 +18,7 @@ from topic_explorer.pipeline.describe.keywords import (
     topic_terms,
 )
 from topic_explorer.pipeline.describe.terms import PaperTerms, TermCounts
-from topic_explorer.pipeline.text.clean import clean_for_keywords, phrases, strip_markup
+from topic_explorer.pipeline.text.clean import TOKEN_PATTERN, clean_for_keywords, phrases, strip_markup
 
 
 def test_strip_markup_keeps_words_and_drops_latex_and_markdown():
@@ -57,6 +61,59 @@ def test_display_forms_use_the_corpus_spelling_but_not_sentence_starts():
     texts = ["Federated learning with LoRA adapters.", "We combine LoRA with federated learning and low-rank updates."]
     forms = display_forms(texts, {"lora", "federated learning", "low rank"})
     assert forms == {"lora": "LoRA", "federated learning": "federated learning", "low rank": "low-rank"}
+
+
+def _forms_read_per_call(texts: list[str], terms: set[str]) -> dict[str, str]:
+    """display_forms as it was before the corpus's spellings were read once: every call reads every text for the
+    wanted words only. The oracle for the property below."""
+    word = re.compile(TOKEN_PATTERN)
+    spellings, joiners = defaultdict(Counter), defaultdict(Counter)
+    wanted = {w for term in terms for w in term.split()}
+    pairs = {p for term in terms for p in pairwise(term.split())}
+    for text in texts:
+        plain, previous = strip_markup(text), None
+        for match in word.finditer(plain):
+            lower = match.group(0).lower()
+            if lower in wanted and not re.search(r"(?:^|[.!?:]\s+)$", plain[max(0, match.start() - 3) : match.start()]):
+                spellings[lower][match.group(0)] += 1
+            gap = plain[previous[1] : match.start()] if previous else None
+            if gap in (" ", "-") and (previous[0], lower) in pairs:
+                joiners[previous[0], lower][gap] += 1
+            previous = (lower, match.end())
+
+    def spell(w: str) -> str:
+        if not spellings[w]:
+            return w
+        best, count = spellings[w].most_common(1)[0]
+        return best if best != w and count >= 2 * spellings[w].get(w, 0) else w
+
+    forms = {}
+    for term in terms:
+        words = term.split()
+        form = spell(words[0])
+        for a, b in pairwise(words):
+            form += (joiners[a, b].most_common(1)[0][0] if joiners.get((a, b)) else " ") + spell(b)
+        forms[term] = form
+    return forms
+
+
+_SPELLINGS = st.sampled_from(["lora", "LoRA", "Lora", "low", "Low", "rank", "RANK", "kv", "KV", "cache", "x2", "X2"])
+_TEXTS = st.lists(
+    st.lists(st.tuples(_SPELLINGS, st.sampled_from([" ", "-", ". ", ", ", "  ", ".\n", "--"])), max_size=12).map(
+        lambda run: "".join(w + gap for w, gap in run)
+    ),
+    min_size=1,
+    max_size=6,
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(texts=_TEXTS, other=_TEXTS)
+def test_display_forms_read_once_per_corpus_spell_as_reading_every_call_did(texts, other):
+    terms = {"lora", "low rank", "kv cache", "rank lora", "x2", "low rank kv", "cache", "missing words"}
+    for corpus in (texts, other, texts):  # a new corpus is read anew; returning to one gives its own spellings
+        assert display_forms(corpus, terms) == _forms_read_per_call(corpus, terms)
+        assert display_forms(corpus, {"low rank"}) == {"low rank": _forms_read_per_call(corpus, terms)["low rank"]}
 
 
 def test_topic_terms_prefer_terms_several_papers_share():

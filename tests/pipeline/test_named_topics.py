@@ -15,7 +15,7 @@ from topic_explorer.pipeline.fit.named_topics import (
 )
 from topic_explorer.pipeline.run.build import run_build
 from topic_explorer.pipeline.settings import BuildSettings
-from topic_explorer.pipeline.text.acronyms import corpus_acronyms, preferred_acronyms
+from topic_explorer.pipeline.text.acronyms import _phrase_counts, corpus_acronyms, preferred_acronyms
 
 SAMPLE_NAMES = ("LoRA / PEFT", "federated learning", "RLHF", "KV cache", "learning theory")
 
@@ -215,3 +215,13 @@ def test_the_acronyms_a_corpus_prefers_are_those_it_uses_more_than_their_long_fo
     terms = ["low-rank adaptation", "causal representation learning", "adapters"]
     assert preferred_acronyms(texts, terms) == {"LoRA": "Low-Rank Adaptation"}
     assert preferred_acronyms(texts, ["adapters"]) == {}
+    assert preferred_acronyms(texts, ["causal representation learning"]) == {}  # written out as often as "CRL"
+    texts.append("CRL and CRL again.")
+    assert preferred_acronyms(texts, ["causal representation learning"]) == {"CRL": "Causal representation learning"}
+
+
+def test_a_long_form_is_counted_where_a_paper_writes_it_not_across_two_papers():
+    words = [["low", "rank", "adaptation", "low", "rank", "adaptation"], ["low", "rank"], ["adaptation", "x"]]
+    counts = _phrase_counts(iter(words), ["low rank adaptation", "rank adaptation", "adaptation x", "absent phrase"])
+    assert counts == {"low rank adaptation": 2, "rank adaptation": 2, "adaptation x": 1}
+    assert _phrase_counts([["a", "a", "a"]], ["a a"]) == {"a a": 1}  # one occurrence ends before the next starts
