@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from array import array
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -50,10 +51,7 @@ class PaperTerms:
     def count(cls, abstracts: list[str], *, chunk: int = COUNT_CHUNK) -> PaperTerms:
         """The candidates of `abstracts` (rare ones dropped on larger corpora, `keyword_min_df`), counted per paper
         `chunk` papers at a time: the terms and counts scikit-learn's CountVectorizer(analyzer=phrases) gives."""
-        counter = _ChunkedCount(keyword_min_df(len(abstracts)))
-        for start in range(0, len(abstracts), chunk):
-            counter.add(abstracts[start : start + chunk], first_row=start)
-        terms, counts = counter.result(len(abstracts))
+        terms, counts = count_terms(abstracts, phrases, keyword_min_df(len(abstracts)), chunk=chunk)
         return cls(terms, counts, {text: row for row, text in enumerate(abstracts)})
 
     def topic_counts(self, topic_of_paper: np.ndarray, topic_ids: np.ndarray) -> TermCounts:
@@ -112,6 +110,24 @@ class _KnownPapers:
         return found
 
 
+def count_terms(
+    texts: list[str],
+    analyze: Callable[[str], list[str]],
+    min_df: int,
+    *,
+    chunk: int = COUNT_CHUNK,
+    dtype: type = np.int64,
+) -> tuple[tuple[str, ...], sparse.csr_matrix]:
+    """The terms `analyze` finds in `min_df` of `texts` or more (sorted) and each text's uses of them, counted `chunk`
+    texts at a time (`_ChunkedCount`): the terms and the matrix, entries in the same order, that scikit-learn's
+    CountVectorizer(analyzer=analyze, min_df=min_df, dtype=dtype) gives, without ever holding every rare term at
+    once. (`dtype` is made here: scipy's `astype` would put each row's entries in column order.)"""
+    counter = _ChunkedCount(min_df, analyze)
+    for start in range(0, len(texts), chunk):
+        counter.add(texts[start : start + chunk], first_row=start)
+    return counter.result(len(texts), dtype)
+
+
 class _ChunkedCount:
     """Per paper and term, the uses of each term that `min_df` papers use, from the papers given chunk by chunk.
 
@@ -123,8 +139,9 @@ class _ChunkedCount:
     50,000 papers).
     """
 
-    def __init__(self, min_df: int):
+    def __init__(self, min_df: int, analyze: Callable[[str], list[str]]):
         self.min_df = min_df
+        self.analyze = analyze  # a text's terms, one per use
         self.kept: dict[str, int] = {}  # term -> its id, in the order kept
         self.first = [np.empty(0, dtype=np.int64)]  # per kept id (in order): when its term was first seen
         self.entries = {key: [np.empty(0, dtype=np.int32)] for key in ("row", "id", "uses")}  # per paper and kept term
@@ -136,7 +153,7 @@ class _ChunkedCount:
         local: dict[str, int] = {}  # term -> its id in this chunk, in the order first seen
         ids, uses, sizes = array("q"), array("q"), array("q")  # machine integers: no Python int outlives the chunk
         for text in texts:
-            found = Counter(phrases(text))
+            found = Counter(self.analyze(text))
             ids.extend(local.setdefault(term, len(local)) for term in found)
             uses.extend(found.values())
             sizes.append(len(found))
@@ -186,7 +203,7 @@ class _ChunkedCount:
         for key, values in (("row", rows), ("id", ids), ("uses", uses)):
             self.entries[key].append(values.astype(np.int32))
 
-    def result(self, n_papers: int) -> tuple[tuple[str, ...], sparse.csr_matrix]:
+    def result(self, n_papers: int, dtype: type) -> tuple[tuple[str, ...], sparse.csr_matrix]:
         """The kept terms, sorted, and the counts: each paper's terms in the order the corpus first used them, as
         CountVectorizer leaves them."""
         names = list(self.kept)
@@ -198,7 +215,7 @@ class _ChunkedCount:
         by_paper = np.lexsort((first[ids], rows))
         indptr = np.concatenate([[0], np.cumsum(np.bincount(rows, minlength=n_papers))]).astype(np.int32)
         counts = sparse.csr_matrix(
-            (uses[by_paper].astype(np.int64), column[ids[by_paper]], indptr), shape=(n_papers, len(names))
+            (uses[by_paper].astype(dtype), column[ids[by_paper]], indptr), shape=(n_papers, len(names))
         )
         return tuple(names[i] for i in order), counts
 

@@ -26,6 +26,7 @@ from typing import Protocol
 
 import numpy as np
 
+from topic_explorer.pipeline.describe.terms import count_terms
 from topic_explorer.pipeline.embed.threads import torch_threads
 from topic_explorer.pipeline.errors import UserError
 from topic_explorer.pipeline.settings import DEFAULT_DEVICE, DEFAULT_PRECISION, PRECISIONS, TWO_PAPERS_FROM
@@ -254,20 +255,38 @@ class TfidfEmbedder:
     def device_used(self) -> str:
         return "cpu"
 
-    def __init__(self, *, dimensions: int = 128, seed: int = 42):  # the SVD's seed: fixed, never the build's
+    def __init__(self, *, dimensions: int = 128, seed: int = 42, max_terms: int = 50_000):
         self.dimensions = dimensions
-        self.seed = seed
+        self.seed = seed  # the SVD's: fixed, never the build's
+        self.max_terms = max_terms  # the vocabulary: the words and bigrams used most often
         self._tfidf = None
         self._components: np.ndarray | None = None
 
     def fit(self, texts: list[str]) -> TfidfEmbedder:
+        """Learn the space: the vocabulary, idf weights and SVD that TfidfVectorizer(min_df, max_features).fit gives,
+        the same arrays bit for bit, but counted in chunks (`terms.count_terms`): scikit-learn held every word and
+        bigram of the sample as a Python string at once (millions at 50,000 arXiv abstracts: its fit rose 939 MiB
+        above its start, this one 731; docs/benchmarks.md)."""
         from sklearn.decomposition import TruncatedSVD
+        from sklearn.feature_extraction.text import TfidfTransformer
 
-        self._tfidf = self._vectorizer(min_df=2 if len(texts) >= TWO_PAPERS_FROM else 1)
-        matrix = self._tfidf.fit_transform(texts)
-        # scikit-learn keeps every term it dropped (rare words and bigrams: millions at 50,000 abstracts, about
-        # 250 MB) for introspection only; nothing reads them.
-        self._tfidf.stop_words_ = None
+        vectorizer = self._vectorizer()
+        min_df = 2 if len(texts) >= TWO_PAPERS_FROM else 1
+        terms, counts = count_terms(texts, vectorizer.build_analyzer(), min_df, dtype=vectorizer.dtype)
+        if not terms:
+            raise UserError("the papers share no words for the TF-IDF embedder (only stop words): add more papers")
+        kept = _most_used(counts, vectorizer.max_features)
+        matrix = counts[:, kept]
+        del counts
+        weights = TfidfTransformer(
+            norm=vectorizer.norm,
+            use_idf=vectorizer.use_idf,
+            smooth_idf=vectorizer.smooth_idf,
+            sublinear_tf=vectorizer.sublinear_tf,
+        )
+        matrix = weights.fit(matrix).transform(matrix, copy=False)  # weighted in place, as TfidfVectorizer does
+        self._tfidf = self._vectorizer(vocabulary=[terms[i] for i in kept])
+        self._tfidf.idf_ = weights.idf_
         components = max(1, min(self.dimensions, matrix.shape[0] - 1, matrix.shape[1] - 1))
         self._components = TruncatedSVD(n_components=components, random_state=self.seed).fit(matrix).components_
         return self
@@ -290,8 +309,7 @@ class TfidfEmbedder:
         embedder._components = np.asarray(state["components"])
         return embedder
 
-    @staticmethod
-    def _vectorizer(**options):
+    def _vectorizer(self, **options):
         from sklearn.feature_extraction.text import TfidfVectorizer
 
         return TfidfVectorizer(
@@ -299,10 +317,19 @@ class TfidfEmbedder:
             token_pattern=TOKEN_PATTERN,
             stop_words=sorted(STOP_WORDS),
             ngram_range=(1, 2),
-            max_features=50_000,
+            max_features=self.max_terms,
             sublinear_tf=True,
             **options,
         )
+
+
+def _most_used(counts, limit: int | None) -> np.ndarray:
+    """The columns (sorted) of the `limit` terms used most often, as CountVectorizer's `max_features` picks them:
+    the same sort over the same totals, so ties fall the same way."""
+    if limit is None or counts.shape[1] <= limit:
+        return np.arange(counts.shape[1])
+    uses = np.asarray(counts.sum(axis=0)).ravel()
+    return np.sort((-uses).argsort()[:limit])
 
 
 def make_embedder(name: str, *, device: str = DEFAULT_DEVICE, precision: str = DEFAULT_PRECISION) -> Embedder:

@@ -2,12 +2,14 @@
 
 import numpy as np
 import pytest
+from sklearn.feature_extraction.text import CountVectorizer
 
 from topic_explorer.pipeline.apply.loop import embed_all
 from topic_explorer.pipeline.embed.cache import CacheStats, EmbeddingCache
 from topic_explorer.pipeline.embed.models import MiniLMEmbedder, TfidfEmbedder, resolve_device
 from topic_explorer.pipeline.errors import UserError
 from topic_explorer.pipeline.ingest.corpus import load_corpus, sample_files
+from topic_explorer.pipeline.settings import TWO_PAPERS_FROM
 
 
 def test_cache_embeds_each_text_once_across_calls_and_processes(tmp_path, fake_embedder):
@@ -44,6 +46,43 @@ def test_tfidf_space_saved_as_arrays_embeds_exactly_as_the_fitted_one():
     np.testing.assert_array_equal(
         restored.transform([*texts[:5], "a new text"]), fitted.transform([*texts[:5], "a new text"])
     )
+
+
+def test_tfidf_fit_in_chunks_is_tfidfvectorizers_fit_bit_for_bit():
+    """The vocabulary (the most used terms, ties at the cut included), idf weights, SVD and vectors that
+    TfidfVectorizer(min_df=2, max_features).fit_transform and TruncatedSVD gave before the count in chunks."""
+    from sklearn.decomposition import TruncatedSVD
+    from sklearn.feature_extraction.text import TfidfVectorizer
+
+    from topic_explorer.pipeline.text.clean import STOP_WORDS, TOKEN_PATTERN, clean_for_keywords
+
+    abstracts = load_corpus(sample_files()).papers["abstract"].tolist()
+    halves = [(a[: len(a) // 2], a[len(a) // 2 :]) for a in abstracts]
+    texts = [halves[i][0] + halves[(i + shift) % len(halves)][1] for shift in (1, 2, 5) for i in range(len(halves))]
+    vectorizer = TfidfVectorizer(
+        preprocessor=clean_for_keywords, token_pattern=TOKEN_PATTERN, stop_words=sorted(STOP_WORDS),
+        ngram_range=(1, 2), max_features=300, sublinear_tf=True, min_df=2,
+    )  # fmt: skip
+    matrix = vectorizer.fit_transform(texts)
+    components = TruncatedSVD(n_components=32, random_state=1).fit(matrix).components_
+    assert len(texts) >= TWO_PAPERS_FROM
+    totals = np.asarray(CountVectorizer(vocabulary=vectorizer.vocabulary_, analyzer=vectorizer.build_analyzer())
+                        .transform(texts).sum(axis=0)).ravel()  # fmt: skip
+    assert (totals == totals.min()).sum() > 1  # terms tied at the cut: the same sort must break the tie
+
+    embedder = TfidfEmbedder(dimensions=32, seed=1, max_terms=300).fit(texts)
+    state = embedder.state()
+    assert state["terms"].tolist() == vectorizer.get_feature_names_out().tolist()
+    np.testing.assert_array_equal(state["idf"], vectorizer.idf_)
+    np.testing.assert_array_equal(state["components"], components)
+    expected = vectorizer.transform(texts[:20]) @ components.T
+    expected = (expected / np.linalg.norm(expected, axis=1, keepdims=True)).astype(np.float32)
+    np.testing.assert_array_equal(embedder.transform(texts[:20]), expected)
+
+
+def test_tfidf_fit_on_papers_of_stop_words_only_is_one_clear_error():
+    with pytest.raises(UserError, match="share no words for the TF-IDF embedder"):
+        TfidfEmbedder().fit(["the and of", "it is what it is"] * 60)
 
 
 def test_asking_for_a_gpu_that_is_not_there_is_one_clear_error():

@@ -7,7 +7,7 @@ from bertopic.vectorizers import ClassTfidfTransformer
 from sklearn.feature_extraction.text import CountVectorizer
 
 from topic_explorer.pipeline.describe.keywords import class_tfidf
-from topic_explorer.pipeline.describe.terms import DOCUMENT_END, PaperTerms, TermCounts, keyword_min_df
+from topic_explorer.pipeline.describe.terms import DOCUMENT_END, PaperTerms, TermCounts, count_terms, keyword_min_df
 from topic_explorer.pipeline.settings import TWO_PAPERS_FROM
 from topic_explorer.pipeline.text.clean import phrases
 
@@ -94,6 +94,23 @@ def test_the_count_in_chunks_is_countvectorizers_count(n_papers, chunk):
     np.testing.assert_array_equal(counted.counts.indices, counts.indices)
     np.testing.assert_array_equal(counted.counts.data, counts.data)
     assert counted.counts.dtype == np.int64
+
+
+@pytest.mark.parametrize("chunk", [1, 7, 10_000])
+def test_counting_another_analyzers_terms_in_chunks_is_countvectorizers_count(chunk):
+    """Any analyzer (here the TF-IDF embedder's words and bigrams), in the dtype asked: the same terms and matrix,
+    each row's entries in the order the corpus first used them, as CountVectorizer leaves them."""
+    abstracts = made_corpus(TWO_PAPERS_FROM + 50)
+    analyze = CountVectorizer(ngram_range=(1, 2)).build_analyzer()
+    expected = CountVectorizer(analyzer=analyze, min_df=2, dtype=np.float64)
+    counts = expected.fit_transform(abstracts)
+    terms, counted = count_terms(abstracts, analyze, 2, chunk=chunk, dtype=np.float64)
+    assert terms == tuple(expected.get_feature_names_out().tolist())
+    np.testing.assert_array_equal(counted.indptr, counts.indptr)
+    np.testing.assert_array_equal(counted.indices, counts.indices)
+    np.testing.assert_array_equal(counted.data, counts.data)
+    assert counted.dtype == np.float64
+    assert not counted.has_sorted_indices  # the order of first use, which scipy's astype would have lost
 
 
 def test_the_made_corpus_has_phrases_of_two_papers_seven_chunks_apart_and_phrases_of_one():
