@@ -67,6 +67,21 @@ def test_words_join_topics_whose_meanings_barely_differ():
     assert groups[0] != groups[2]
 
 
+def test_where_meanings_and_words_disagree_evenly_the_words_decide():
+    """Meanings pair a+c and b+d, words pair a+b and c+d, each as clearly: the meanings' and the words' trees
+    disagree evenly, and the tree follows the words (BERTopic's tree), which group the broad labels better on every
+    scorecard corpus. One Ward tree over the blended distances (a fifth words) followed the meanings here."""
+    centres = np.array([[1, 0, 0.1, 0], [0, 1, 0, 0.1], [1, 0, 0, 0.1], [0, 1, 0.1, 0]], dtype=float)
+    centres /= np.linalg.norm(centres, axis=1, keepdims=True)
+    uses = sparse.csr_matrix([[9, 0, 1], [9, 0, 2], [0, 9, 1], [0, 9, 2]])
+    counts = TermCounts(np.arange(4), ("graph", "protein", "data"), uses, uses, np.array([9, 9, 9, 9]))
+    assert cut(theme_tree(centres), 4, 2).tolist() in ([4, 5, 4, 5], [5, 4, 5, 4])
+    groups = cut(theme_tree(centres, topic_words(counts, np.arange(4))), 4, 2)
+    assert groups[0] == groups[1]
+    assert groups[2] == groups[3]
+    assert groups[0] != groups[2]
+
+
 def field(topics_per_archive: dict[str, int], seed: int = 0):
     """Topics of a made field: each archive's topics share a direction of their own, each topic adds its own."""
     rng = np.random.default_rng(seed)
@@ -82,6 +97,19 @@ def test_the_first_split_puts_a_small_archive_on_its_own():
     archives, however unequal (the balanced tree this replaced kept 30% of the papers on each side)."""
     centres, archive = field({"cs": 10, "physics": 2})
     themes = cut(theme_tree(centres), len(archive), 2)
+    assert len(set(themes[archive == 1])) == 1
+    assert set(themes[archive == 1]).isdisjoint(themes[archive == 0])
+
+
+def test_with_words_the_first_split_still_puts_a_small_archive_on_its_own():
+    """The same unbalanced field, each topic's papers using its archive's words and a word of its own: the trees
+    over meanings and over words agree, and so does the tree over both."""
+    centres, archive = field({"cs": 10, "physics": 2})
+    n = len(archive)
+    uses = sparse.csr_matrix(np.hstack([9 * np.eye(2)[archive], 5 * np.eye(n)]).astype(np.int64))
+    terms = ("network", "quantum", *(f"own{i}" for i in range(n)))
+    counts = TermCounts(np.arange(n), terms, uses, uses, np.full(n, 9))
+    themes = cut(theme_tree(centres, topic_words(counts, np.arange(n))), n, 2)
     assert len(set(themes[archive == 1])) == 1
     assert set(themes[archive == 1]).isdisjoint(themes[archive == 0])
 
