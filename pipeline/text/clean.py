@@ -60,6 +60,10 @@ def strip_markup(text: str) -> str:
     Math keeps its letters (`$(\\mathbf{S} + \\mathbf{L})$` reads "(S + L)") so a title
     built from it still makes sense.
     """
+    return _strip_markup(text)
+
+
+def _strip_markup(text: str) -> str:
     text = _LATEX_ESCAPE.sub(r"\1", text)
     text = _LATEX_CITE.sub("", text)
     text = _INLINE_MATH.sub(lambda m: m.group(0).strip("$"), text)
@@ -86,7 +90,10 @@ def clean_for_keywords(text: str) -> str:
     text = _PAREN_CITATION.sub(" ", text)
     text = _ET_AL.sub(" ", text)
     text = _STATE_OF_THE_ART.sub(" ", text)
-    text = strip_markup(text)
+    # Not through `strip_markup`'s cache: this text is made here, so each paper the TF-IDF embedder or the phrase
+    # count reads (every paper of a build) would hold an entry of two new strings (130 MiB for 65,536 arXiv
+    # abstracts, the cache full) and push out the abstracts that the names read again and again.
+    text = _strip_markup(text)
     text = re.sub(r"[-\u2010-\u2015]+", " ", text)
     return text.lower()
 
