@@ -9,9 +9,12 @@ Each build is `topic-explorer build` in a new process, as a user runs it, into a
 - cold: an empty result cache (with --embeddings, a copy of that cache's embeddings, so nothing is embedded);
 - warm: the same command again, every stage's result now in the cache.
 Per stage, the manifest's wall and CPU seconds and the process's peak memory (MiB) at the stage's end; per build,
-wall, CPU and peak memory of the whole process (as `/usr/bin/time -v` gives them). The warm build must give the
-cold build's topics, tree and map: the script checks topics.parquet and hierarchy.parquet byte for byte and the
-papers' topic_id, x and y, and says so. On a shared machine compare CPU time; wall time says how busy it was.
+wall, CPU and peak memory of the whole process (as `/usr/bin/time -v` gives them: the largest one process reached),
+and the peak of the build with its worker processes (the clustering's views run in one per core), summed over them
+every 0.2 s: resident (RSS, shared pages counted in each) and proportional (PSS, shared pages split among them).
+The warm build must give the cold build's topics, tree and map: the script checks topics.parquet and
+hierarchy.parquet byte for byte and the papers' topic_id, x and y, and says so. On a shared machine compare CPU
+time; wall time says how busy it was.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -77,7 +81,8 @@ def build(args: argparse.Namespace, checkout: Path, folder: Path, name: str) -> 
     ]  # fmt: skip
     start = time.perf_counter()
     process = subprocess.Popen(command, cwd=checkout, env=running(checkout, folder))
-    _, status, usage = os.wait4(process.pid, 0)
+    with TreeMemory(process.pid) as tree:
+        _, status, usage = os.wait4(process.pid, 0)
     wall = time.perf_counter() - start
     if status != 0:
         raise SystemExit(f"{name} build failed (status {status})")
@@ -88,8 +93,60 @@ def build(args: argparse.Namespace, checkout: Path, folder: Path, name: str) -> 
         "wall": wall,
         "cpu": usage.ru_utime + usage.ru_stime,
         "peak": usage.ru_maxrss / 1024,
+        "tree": tree,
         "manifest": manifest,
     }
+
+
+class TreeMemory:
+    """The memory of a process and its descendants, summed, sampled every `every` seconds from a thread while the
+    `with` block runs: its peaks (MiB), when they came (seconds after the start) and how many processes there were."""
+
+    def __init__(self, pid: int, every: float = 0.2):
+        self.pid, self.every = pid, every
+        self.peaks = {"rss": (0.0, 0.0, 0), "pss": (0.0, 0.0, 0)}  # MiB, seconds, processes
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._sample, daemon=True)
+
+    def __enter__(self) -> TreeMemory:
+        self._start = time.perf_counter()
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def _sample(self) -> None:
+        import psutil
+
+        try:
+            root = psutil.Process(self.pid)
+        except psutil.NoSuchProcess:
+            return
+        while not self._stop.wait(self.every):
+            sums, count = {"rss": 0, "pss": 0}, 0
+            try:
+                processes = [root, *root.children(recursive=True)]
+            except psutil.NoSuchProcess:
+                return
+            for process in processes:
+                try:
+                    memory = process.memory_full_info()
+                except (psutil.NoSuchProcess, psutil.ZombieProcess):
+                    continue
+                sums["rss"] += memory.rss
+                sums["pss"] += memory.pss
+                count += 1
+            for key, value in sums.items():
+                if value / 2**20 > self.peaks[key][0]:
+                    self.peaks[key] = (value / 2**20, time.perf_counter() - self._start, count)
+
+    def describe(self) -> str:
+        return ", ".join(
+            f"{key.upper()} {mib:,.0f} MiB ({processes} processes, {seconds:,.0f} s in)"
+            for key, (mib, seconds, processes) in self.peaks.items()
+        )
 
 
 def running(checkout: Path, folder: Path) -> dict[str, str]:
@@ -119,6 +176,8 @@ def report(runs: dict[str, dict]) -> None:
         print(f"| {stage} | " + " | ".join(cells) + " |")
     cells = [f"**{r['wall']:.1f}** | **{r['cpu']:.1f}** | **{r['peak']:,.0f}**" for r in runs.values()]
     print("| whole process | " + " | ".join(cells) + " |")
+    for name, run in runs.items():
+        print(f"{name}: the build with its worker processes, summed, at its peak: {run['tree'].describe()}")
 
 
 def same_result(cold: Path, warm: Path) -> str:
