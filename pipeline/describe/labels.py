@@ -18,7 +18,8 @@ lists:
   half its users, as particular to the topic) unless nearly all its users are the topic's (`STANDS_ALONE`: "Galaxies",
   "Hockey" stay; "Languages" -> "Machine translation"); a word the corpus writes after another (a head) gives its
   place to the name holding it ("Bandits" -> "Contextual bandits"), as does a compound the corpus hyphenates before
-  other words ("Multi-robot" -> "Multi-robot systems");
+  other words ("Multi-robot" -> "Multi-robot systems"), and a word the topic defines without owning gives way to
+  the pair its papers write it in before another word the topic defines ("Regret" -> "Regret bound", `_paired`);
 - a name takes back the stop words the corpus hyphenates before its first words, which counting drops ("context
   learning" -> "In-context learning", `BoundWords.prefixes`);
 - a term the corpus abbreviates takes the acronym the field uses ("low rank adaptation" -> "LoRA", "human
@@ -97,6 +98,7 @@ def named_terms(
         for start in range(len(words) - 1):
             for stop in range(start + 2, len(words) + (start > 0)):
                 parts.setdefault(" ".join(words[start:stop]), acronym.lower())
+    lowered = {a.lower() for a in acronyms or {}}
     index = {term: i for i, term in enumerate(counts.terms)}
     papers = sparse.csr_matrix(counts.papers)
     uses = np.asarray(counts.counts.sum(axis=0)).ravel()
@@ -134,7 +136,23 @@ def named_terms(
                 kept.setdefault(phrase, score)
             elif bound:  # a phrase its papers never complete together still says more than the next term ("Low-rank")
                 kept.setdefault(term, score)
-        covered = _covered(kept, here, index, corpus_papers, {a.lower() for a in acronyms or {}})
+        covered = _covered(kept, here, index, corpus_papers, lowered)
+        defining = {  # words most of whose users are the topic's, written by many of its papers (two at least)
+            j
+            for j, used in here.items()
+            if used >= DEFINING_SHARE * corpus_papers[j]
+            and used >= max(DEFINING_REACH * counts.sizes[row], min(MIN_COMPLETION_PAPERS, counts.sizes[row]))
+        }
+        words = {  # single words, not acronyms, that the corpus writes alone often enough to name a topic
+            t
+            for t, _ in covered
+            if " " not in t
+            and t in index
+            and t not in lowered
+            and uses[index[t]] >= MIN_BOUND_USES
+            and continued[t] < BOUND_SHARE * uses[index[t]]
+        }
+        covered = _paired(covered, here, index, counts.terms, corpus_papers, defining, words)
         result[topic] = covered or naming[topic]  # a topic with no name left keeps its words to fall back on
     return result
 
@@ -172,6 +190,43 @@ def _covered(
             ]
             if cover:
                 result[cover[0]] = score
+        result.setdefault(term, score)
+    return list(result.items())
+
+
+def _paired(
+    named: list[tuple[str, float]],
+    here: dict[int, int],
+    index: dict[str, int],
+    terms: np.ndarray,
+    corpus: np.ndarray,
+    defining: set[int],
+    words: set[str],
+) -> list[tuple[str, float]]:
+    """`named` (term, score; best first) with each of `words` that the topic defines but does not own (under
+    `STANDS_ALONE` of its users are the topic's) preceded by the two-word phrase its papers write it first in, before
+    another word the topic defines (`defining`: term indices), when most of the phrase's users are the topic's:
+    "regret" -> "regret bound", "bound" gathering in the topic too. Such a phrase says what the papers hold about
+    the word (they prove bounds on regret), where the word alone is a quantity every theory paper mentions. A pair
+    whose other word names the topic itself ("bit quantization" beside "quantization") or with the word last
+    ("English languages") narrows the topic to a part of it, so it is not taken."""
+    result: dict[str, float] = {}
+    names = {term for term, _ in named}
+    for term, score in named:
+        i = index.get(term)
+        if term in words and here.get(i, 0) < STANDS_ALONE * (corpus[i] + MIN_COMPLETION_PAPERS):
+            pairs = [
+                (here[index[second]], used, terms[j])
+                for j, used in here.items()
+                if (pair := terms[j].split())[0] == term
+                and len(pair) == 2
+                and (second := pair[1]) != term
+                and index.get(second) in defining
+                and second not in names
+                and used >= DEFINING_SHARE * corpus[j]
+            ]
+            if pairs:
+                result.setdefault(max(pairs)[2], score)
         result.setdefault(term, score)
     return list(result.items())
 
