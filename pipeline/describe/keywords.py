@@ -20,7 +20,7 @@ the topic's centre and c-TF-IDF specificity.
 from __future__ import annotations
 
 import re
-from collections import Counter, defaultdict
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
@@ -228,7 +228,7 @@ def _spellings(texts: tuple[str, ...]) -> Spellings:
     # Only a pair the corpus ever hyphenates can be spelled otherwise than with a space; find those cheaply first.
     maybe_hyphenated = {(a.lower(), b.lower()) for text in plain for a, b in _HYPHEN_PAIR.findall(text)}
     seen: Counter = Counter()  # every spelling outside a sentence start, in the order the corpus first writes it
-    joiners: dict[tuple[str, str], Counter] = defaultdict(Counter)
+    joiners: dict[tuple[str, str], list] = {}  # pair -> [written with a space, with a hyphen, the joiner written first]
     for text in plain:
         previous = None  # (lowercase word, end offset) of the word just before
         for match in _WORD.finditer(text):
@@ -240,23 +240,19 @@ def _spellings(texts: tuple[str, ...]) -> Spellings:
             if previous and (pair := (previous[0], lower)) in maybe_hyphenated:
                 gap = text[previous[1] : start]
                 if gap in (" ", "-"):
-                    joiners[pair][gap] += 1
+                    joiners.setdefault(pair, [0, 0, gap])[gap == "-"] += 1
             previous = (lower, match.end())
-    by_word: dict[str, Counter] = defaultdict(Counter)
+    best: dict[str, tuple[str, int]] = {}  # lowercase word -> its most common other spelling, the first on ties
     for word, count in seen.items():
-        by_word[word.lower()][word] = count
-    words = {lower: form for lower, forms in by_word.items() if (form := _spelling(lower, forms)) != lower}
-    hyphenated = frozenset(pair for pair, gaps in joiners.items() if gaps.most_common(1)[0][0] == "-")
+        if word != (lower := word.lower()) and count > best.get(lower, ("", 0))[1]:
+            best[lower] = (word, count)
+    # Lowercase unless another spelling clearly dominates (acronyms, names).
+    words = {lower: form for lower, (form, count) in best.items() if count >= 2 * seen[lower]}
+    hyphenated = frozenset(
+        pair for pair, (space, hyphen, first) in joiners.items() if hyphen > space or (hyphen == space and first == "-")
+    )
     return Spellings(words, hyphenated)
 
 
 def _pairs(term: str) -> list[tuple[str, str]]:
     return list(pairwise(term.split()))
-
-
-def _spelling(word: str, seen: Counter) -> str:
-    if not seen:
-        return word
-    best, count = seen.most_common(1)[0]
-    # Prefer lowercase unless another spelling clearly dominates (acronyms, names).
-    return best if best != word and count >= 2 * seen.get(word, 0) else word

@@ -59,25 +59,27 @@ def _preferred(texts: tuple[str, ...]) -> dict[str, str]:
     defined = _corpus_acronyms(texts)
     plain = [strip_markup(text) for text in texts]
     uses = Counter(token for text in plain for token in _TOKEN.findall(text) if token in defined)
-    spelled_out = _phrase_counts([_normal(text).split() for text in plain], [_normal(f) for f in defined.values()])
-    return {
-        acronym: long_form for acronym, long_form in defined.items() if uses[acronym] > spelled_out[_normal(long_form)]
-    }
+    written = _phrase_counts((_normal(text).split() for text in plain), [_normal(f) for f in defined.values()])
+    return {acronym: form for acronym, form in defined.items() if uses[acronym] > written[_normal(form)]}
 
 
 def _phrase_counts(texts: Iterable[list[str]], phrases: list[str]) -> Counter:
     """How often each phrase (words joined by single spaces) is written in the texts (lists of words), each
-    occurrence ending before the next starts: one pass over the words, however many phrases."""
-    by_first: dict[str, set[tuple[str, ...]]] = defaultdict(set)
+    occurrence ending before the next starts: one pass over the words, however many phrases, each word looking
+    up the phrases that start with it and the next word (thousands start with "multi" in 50,000 abstracts)."""
+    by_start: dict[tuple[str, ...], set[tuple[str, ...]]] = defaultdict(set)
     for phrase in phrases:
         words = tuple(phrase.split())
-        if words:
-            by_first[words[0]].add(words)
+        by_start[words[:2]].add(words)
+    singles = any(len(start) == 1 for start in by_start)
     counts: Counter = Counter()
     for words in texts:
         free_from: dict[tuple[str, ...], int] = {}  # a phrase's next occurrence starts at or after this word
-        for i, word in enumerate(words):
-            for phrase in by_first.get(word, ()):
+        for i, start in enumerate(zip(words, [*words[1:], ""], strict=True)):
+            found = by_start.get(start, ())
+            if singles:
+                found = [*found, *by_start.get(start[:1], ())]
+            for phrase in found:
                 if i >= free_from.get(phrase, 0) and tuple(words[i : i + len(phrase)]) == phrase:
                     counts[" ".join(phrase)] += 1
                     free_from[phrase] = i + len(phrase)

@@ -225,3 +225,4 @@ def test_a_long_form_is_counted_where_a_paper_writes_it_not_across_two_papers():
     counts = _phrase_counts(iter(words), ["low rank adaptation", "rank adaptation", "adaptation x", "absent phrase"])
     assert counts == {"low rank adaptation": 2, "rank adaptation": 2, "adaptation x": 1}
     assert _phrase_counts([["a", "a", "a"]], ["a a"]) == {"a a": 1}  # one occurrence ends before the next starts
+    assert _phrase_counts([["a", "b", "a"]], ["a", "a b"]) == {"a": 2, "a b": 1}
