@@ -21,6 +21,9 @@ benchmarks/quality_scorecard.py, docs/benchmarks.md.
 
 from __future__ import annotations
 
+import os
+import threading
+import time
 from dataclasses import asdict, dataclass, replace
 
 import numpy as np
@@ -46,6 +49,7 @@ SPLIT_FROM = 1000  # ... unless its papers are one dense group (see module docst
 CONSENSUS_VIEWS = 20
 CONSENSUS_SHARE = 0.9
 PARALLEL_FROM = 2000  # papers from which the views run in worker processes, one per CPU (`view_processes`)
+PARENT_CHECK_SECONDS = 1.0  # how often a view worker checks that the build that started it is still there
 VIEWS_MISS = 2  # the views' resolution gives the asked number of communities, give or take this many
 SETTLE_STEPS = 100  # Lloyd's steps at most after the graph's topics (`settle`) ...
 SETTLE_WORDS_WEIGHT = 0.5  # ... and the words' share of a paper's closeness to a centre there
@@ -154,17 +158,31 @@ def _views(graph, keeps: list[np.ndarray], resolution: float, vectors, words, mi
     workers need no `__main__` guard in the caller's script, and it shares big arrays with them through memory
     maps rather than a copy per view). The workers are stopped at the end, so that the stage's CPU seconds
     (`timing.cpu_seconds`, which counts ended child processes) include theirs."""
-    from joblib import Parallel, delayed
+    from joblib import Parallel, delayed, parallel_config
     from joblib.externals.loky import get_reusable_executor
 
     view = delayed(_view)
     try:
-        return Parallel(n_jobs=min(processes, len(keeps)))(
-            view(graph, keep, seed, resolution, vectors, words, min_size) for seed, keep in enumerate(keeps)
-        )
+        with parallel_config(backend="loky", initializer=_end_with, initargs=(os.getpid(),)):
+            return Parallel(n_jobs=min(processes, len(keeps)))(
+                view(graph, keep, seed, resolution, vectors, words, min_size) for seed, keep in enumerate(keeps)
+            )
     finally:
         if processes > 1:  # the workers end with the views: their memory is freed, their CPU time counted
             get_reusable_executor().shutdown(wait=True)
+
+
+def _end_with(parent: int) -> None:
+    """A view worker's start: end the worker when `parent` has gone. A build killed outright (SIGKILL, SIGTERM,
+    the out-of-memory killer) cannot stop its workers, and they would keep the graph's memory, hundreds of MB
+    each at 100,000 papers, until the machine restarts."""
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(PARENT_CHECK_SECONDS)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="end-with-the-build", daemon=True).start()
 
 
 def _view(graph, keep: np.ndarray, seed: int, resolution: float, vectors, words, min_size: int) -> np.ndarray:

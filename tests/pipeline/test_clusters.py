@@ -1,6 +1,8 @@
 """Clustering: parameters by corpus size, Ward's tree over UMAP's spectral layout, the size rules, determinism."""
 
 import numpy as np
+import pandas as pd
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -198,6 +200,48 @@ def test_a_script_without_a_main_guard_runs_the_views_in_workers_once(tmp_path):
     done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     assert done.stdout.count("script ran") == 1
+
+
+@pytest.mark.slow
+def test_a_build_killed_during_the_views_leaves_no_worker_behind(tmp_path):
+    """A build killed outright (SIGKILL: no cleanup runs) while its views run in workers: the workers end too. They
+    each hold an end of their task pipe, so they never read its end of file, and kept the graph's memory until the
+    machine restarted."""
+    import signal
+    import subprocess
+    import sys
+
+    import psutil
+
+    from topic_explorer.pipeline.fit.clusters import PARALLEL_FROM
+
+    rng = np.random.default_rng(0)
+    fields = [[f"w{field}x{i}" for i in range(40)] for field in range(8)]
+    abstracts = [" ".join(rng.choice(fields[n % 8], size=40)) + "." for n in range(PARALLEL_FROM + 100)]
+    pd.DataFrame({"abstract": abstracts}).to_csv(tmp_path / "papers.csv", index=False)
+    command = [sys.executable, "-m", "topic_explorer.pipeline.cli", "build", str(tmp_path / "papers.csv")]
+    options = ["--embedder", "tfidf", "--out", str(tmp_path / "build"), "--cache-dir", str(tmp_path / "cache")]
+    build = subprocess.Popen([*command, *options], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        workers: list[psutil.Process] = []
+        while not workers:  # until the views run in their workers
+            assert build.poll() is None, "the build ended before its views ran in workers"
+            workers = [c for c in psutil.Process(build.pid).children(recursive=True) if "popen_loky" in _command(c)]
+    finally:
+        build.send_signal(signal.SIGKILL)
+        build.wait()
+    _, alive = psutil.wait_procs(workers, timeout=60)
+    assert alive == []
+
+
+def _command(process) -> str:
+    """A process's command line; "" once it has ended."""
+    import psutil
+
+    try:
+        return " ".join(process.cmdline())
+    except psutil.NoSuchProcess:
+        return ""
 
 
 def test_settled_topics_are_where_add_would_put_each_paper():
