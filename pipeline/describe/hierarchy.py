@@ -33,7 +33,7 @@ from topic_explorer.pipeline.buildfolder.model import TopicModel
 from topic_explorer.pipeline.buildfolder.read import empty_hierarchy
 from topic_explorer.pipeline.cache.store import ResultCache, read_frame, write_frame
 from topic_explorer.pipeline.describe.boundwords import bound_words
-from topic_explorer.pipeline.describe.labels import generic_terms
+from topic_explorer.pipeline.describe.naming_terms import generic_terms
 from topic_explorer.pipeline.describe.terms import TermCounts
 from topic_explorer.pipeline.describe.theme_names import theme_field, theme_name
 from topic_explorer.pipeline.describe.topics import describe_topics

@@ -17,7 +17,8 @@ from scipy import sparse
 from topic_explorer.pipeline.buildfolder.model import TopicModel
 from topic_explorer.pipeline.describe.boundwords import bound_words
 from topic_explorer.pipeline.describe.keywords import class_tfidf, display_forms, topic_terms
-from topic_explorer.pipeline.describe.labels import generic_terms, make_labels, named_terms
+from topic_explorer.pipeline.describe.labels import make_labels
+from topic_explorer.pipeline.describe.naming_terms import generic_terms, named_terms
 from topic_explorer.pipeline.describe.terms import TermCounts
 from topic_explorer.pipeline.text.acronyms import corpus_acronyms, preferred_acronyms
 

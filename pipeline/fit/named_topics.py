@@ -40,6 +40,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from topic_explorer.pipeline.describe.naming_terms import GENERIC_SHARE  # a word that common says nothing of a name
 from topic_explorer.pipeline.text.acronyms import corpus_acronyms
 from topic_explorer.pipeline.text.clean import content_words, strip_markup
 
@@ -47,7 +48,6 @@ _PART_BREAK = re.compile(r"\s*(?:/|,|;|\|)\s*|\s+or\s+")
 MIN_MENTIONS = 2  # a paper that uses a name once may cite it in passing ("unlike PEFT methods, ...")
 MIN_SPREAD = 1e-6  # a name every paper scores alike matches nothing
 PSEUDO_RELEVANT = 3  # a name no paper uses is described by this many papers closest to it
-GENERIC_SHARE = 0.2  # a word at least this share of the papers use says nothing of a name (as for labels)
 NAME_TEMPLATE = "A paper on {}"  # names are embedded as a query about a paper, which MiniLM matches better
 # A name whose closest abstract is less similar than this (plain MiniLM cosine) is foreign to the
 # corpus and matches nothing. On the sample: "quantum chromodynamics" 0.18, "speech recognition"

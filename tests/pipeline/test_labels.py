@@ -8,13 +8,8 @@ import pytest
 from tests.sample_groups import NAMED
 from topic_explorer.pipeline.describe.boundwords import BoundWords, bound_words
 from topic_explorer.pipeline.describe.keywords import class_tfidf, topic_terms
-from topic_explorer.pipeline.describe.labels import (
-    MAX_LABEL_WORDS,
-    generic_terms,
-    is_name,
-    make_labels,
-    named_terms,
-)
+from topic_explorer.pipeline.describe.labels import MAX_LABEL_WORDS, is_name, make_labels
+from topic_explorer.pipeline.describe.naming_terms import generic_terms, named_terms
 from topic_explorer.pipeline.describe.terms import PaperTerms
 from topic_explorer.pipeline.describe.theme_names import theme_field, theme_name
 

@@ -1,0 +1,207 @@
+"""Which terms may name a topic: each topic's naming terms with its fragments completed, its words covered by
+its own phrases, and its generic words set apart, all read from the corpus's counts rather than from word lists.
+
+`labels.make_labels` then chooses each topic's label from these terms; `theme_names` names the themes.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import numpy as np
+from scipy import sparse
+
+from topic_explorer.pipeline.describe.boundwords import BOUND_SHARE, MIN_BOUND_USES
+from topic_explorer.pipeline.describe.labels import MIN_NAME_SHARE, normal_words
+from topic_explorer.pipeline.describe.terms import TermCounts
+
+GENERIC_SHARE = 0.2  # a term used by at least this share of the corpus's papers names no part of it
+DEFINING_SHARE = (
+    0.5  # a single word names a topic alone when at least this share of the papers using it are the topic's
+)
+DEFINING_REACH = 0.3  # ... and at least this share of the topic's papers use it ("Quantization"; not "Time", "Data")
+COMPLETION_SHARE = 0.3  # a phrase completes a term when this share of the topic's papers using the term write it
+LONGER_USE = 0.6  # ... and a longer phrase holding it that this share of its users write completes it in turn
+STANDS_ALONE = 0.8  # a defining word this share of whose users are the topic's is the field's own name ("Galaxies")
+COVER_SHARE = 0.5  # ... otherwise a phrase this share of the word's users in the topic write names it first
+MIN_COMPLETION_PAPERS = 2  # ... and at least this many (or all the topic's papers): one paper's phrase names no topic
+
+
+def generic_terms(counts: TermCounts) -> frozenset[str]:
+    """Terms (lowercase, as counted) that at least `GENERIC_SHARE` of the counted papers use."""
+    used_by = np.asarray(counts.papers.sum(axis=0)).ravel()
+    total = max(int(counts.sizes.sum()), 1)
+    return frozenset(np.asarray(counts.terms, dtype=object)[used_by >= GENERIC_SHARE * total].tolist())
+
+
+def named_terms(
+    counts: TermCounts, naming: dict[int, list[tuple[str, float]]], acronyms: dict[str, str] | None = None
+) -> dict[int, list[tuple[str, float]]]:
+    """Each topic's naming terms (lowercase, as counted) with every fragment replaced by the phrase the topic's papers
+    write it in (`_completion`, keeping the fragment's score); a spread word they complete in no shared phrase is
+    dropped, a phrase is kept.
+
+    A fragment, read from the counts rather than from word lists:
+    - a single word that does not define its topic: fewer than `DEFINING_SHARE` of the papers using it are the
+      topic's, or fewer than `DEFINING_REACH` of the topic's papers use it. "Time", "Data", "Features" are spread over
+      many topics; "Quantization" and "Federated" gather in one;
+    - a phrase the corpus mostly (`BOUND_SHARE`) continues with another word ("low-rank" -> "low-rank adaptation").
+    A phrase of two or more words inside an acronym's long form (`acronyms`, as the corpus defines them: "human
+    feedback" and "reinforcement learning" in "reinforcement learning from human feedback", "low rank" in "low-rank
+    adaptation") gives way to the acronym when the topic's papers write the acronym at least as often: the topic
+    is about the thing the acronym names, not the broader phrase.
+    """
+    parts = {}  # phrase -> the acronym whose long form holds it (stop words break long forms into phrases)
+    for acronym, long_form in (acronyms or {}).items():
+        words = normal_words(long_form).split()
+        for start in range(len(words) - 1):
+            for stop in range(start + 2, len(words) + (start > 0)):
+                parts.setdefault(" ".join(words[start:stop]), acronym.lower())
+    lowered = {a.lower() for a in acronyms or {}}
+    index = {term: i for i, term in enumerate(counts.terms)}
+    papers = sparse.csr_matrix(counts.papers)
+    uses = np.asarray(counts.counts.sum(axis=0)).ravel()
+    corpus_papers = np.asarray(papers.sum(axis=0)).ravel()
+    continued: Counter = Counter()  # uses of each phrase followed by another word, from the phrases one word longer
+    for term, i in index.items():
+        words = term.split()
+        if len(words) > 1:
+            continued[" ".join(words[:-1])] += int(uses[i])
+    result = {}
+    for row, topic in enumerate(counts.topic_ids.tolist()):
+        if topic not in naming:
+            continue
+        start, stop = papers.indptr[row], papers.indptr[row + 1]
+        here = dict(zip(papers.indices[start:stop].tolist(), papers.data[start:stop].tolist(), strict=True))
+        written = counts.counts[row]
+        kept: dict[str, float] = {}
+        for term, score in naming[topic]:
+            i = index.get(term)
+            if i is None:
+                kept.setdefault(term, score)
+                continue
+            single = " " not in term
+            spread = single and (
+                here.get(i, 0) < DEFINING_SHARE * corpus_papers[i]
+                or here.get(i, 0) < DEFINING_REACH * counts.sizes[row]
+            )
+            bound = not single and uses[i] >= MIN_BOUND_USES and continued[term] >= BOUND_SHARE * uses[i]
+            acronym = index.get(parts.get(term, ""))
+            if acronym is not None and here.get(acronym, 0) and written[0, acronym] >= written[0, i]:
+                kept.setdefault(counts.terms[acronym], score)
+            elif not (spread or bound):
+                kept.setdefault(term, score)
+            elif phrase := _completion(term, i, here, counts, min(MIN_COMPLETION_PAPERS, counts.sizes[row])):
+                kept.setdefault(phrase, score)
+            elif bound:  # a phrase its papers never complete together still says more than the next term ("Low-rank")
+                kept.setdefault(term, score)
+        covered = _covered(kept, here, index, corpus_papers, lowered)
+        defining = {  # words most of whose users are the topic's, written by many of its papers (two at least)
+            j
+            for j, used in here.items()
+            if used >= DEFINING_SHARE * corpus_papers[j]
+            and used >= max(DEFINING_REACH * counts.sizes[row], min(MIN_COMPLETION_PAPERS, counts.sizes[row]))
+        }
+        words = {  # single words, not acronyms, that the corpus writes alone often enough to name a topic
+            t
+            for t, _ in covered
+            if " " not in t
+            and t in index
+            and t not in lowered
+            and uses[index[t]] >= MIN_BOUND_USES
+            and continued[t] < BOUND_SHARE * uses[index[t]]
+        }
+        covered = _paired(covered, here, index, counts.terms, corpus_papers, defining, words)
+        result[topic] = covered or naming[topic]  # a topic with no name left keeps its words to fall back on
+    return result
+
+
+def _covered(
+    kept: dict[str, float], here: dict[int, int], index: dict[str, int], corpus: np.ndarray, acronyms: set[str]
+) -> list[tuple[str, float]]:
+    """`kept` (term -> score, best first) with each single word giving its place to the best phrase of the topic that
+    covers it, the word following: a phrase scoring at least `MIN_NAME_SHARE` of the word, written by `COVER_SHARE` of
+    the topic's papers using the word, and at least half as particular to the topic (its users that are the topic's).
+    An acronym keeps its place, as does a word nearly all of whose users (`STANDS_ALONE`, two more counted against
+    it: three papers prove little) are the topic's: the field's own name ("Galaxies"; "Languages" -> "Machine
+    translation", whose papers are also the LLMs')."""
+    ranked = list(kept.items())
+    result: dict[str, float] = {}
+    for term, score in ranked:
+        if term in result:
+            continue
+        i = index.get(term)
+        if (
+            " " not in term
+            and term not in acronyms
+            and i is not None
+            and here.get(i, 0) < STANDS_ALONE * (corpus[i] + MIN_COMPLETION_PAPERS)
+        ):
+            cover = [
+                t
+                for t, s in ranked
+                if " " in t
+                and t in index
+                and t not in result
+                and s >= MIN_NAME_SHARE * score
+                and here.get(index[t], 0) >= COVER_SHARE * here.get(i, 0)
+                and here.get(index[t], 0) / corpus[index[t]] >= COVER_SHARE * here.get(i, 0) / corpus[i]
+            ]
+            if cover:
+                result[cover[0]] = score
+        result.setdefault(term, score)
+    return list(result.items())
+
+
+def _paired(
+    named: list[tuple[str, float]],
+    here: dict[int, int],
+    index: dict[str, int],
+    terms: np.ndarray,
+    corpus: np.ndarray,
+    defining: set[int],
+    words: set[str],
+) -> list[tuple[str, float]]:
+    """`named` (term, score; best first) with each of `words` that the topic defines but does not own (under
+    `STANDS_ALONE` of its users are the topic's) preceded by the two-word phrase its papers write it first in, before
+    another word the topic defines (`defining`: term indices), when most of the phrase's users are the topic's:
+    "regret" -> "regret bound", "bound" gathering in the topic too. Such a phrase says what the papers hold about
+    the word (they prove bounds on regret), where the word alone is a quantity every theory paper mentions. A pair
+    whose other word names the topic itself ("bit quantization" beside "quantization") or with the word last
+    ("English languages") narrows the topic to a part of it, so it is not taken."""
+    result: dict[str, float] = {}
+    names = {term for term, _ in named}
+    for term, score in named:
+        i = index.get(term)
+        if term in words and here.get(i, 0) < STANDS_ALONE * (corpus[i] + MIN_COMPLETION_PAPERS):
+            pairs = [
+                (here[index[second]], used, terms[j])
+                for j, used in here.items()
+                if (pair := terms[j].split())[0] == term
+                and len(pair) == 2
+                and (second := pair[1]) != term
+                and index.get(second) in defining
+                and second not in names
+                and used >= DEFINING_SHARE * corpus[j]
+            ]
+            if pairs:
+                result.setdefault(max(pairs)[2], score)
+        result.setdefault(term, score)
+    return list(result.items())
+
+
+def _completion(term: str, i: int, here: dict[int, int], counts: TermCounts, least: int) -> str | None:
+    """The longer phrase holding `term` that most of the topic's papers write (`here`: term index -> the topic's papers
+    using it), used by at least `least` of them and `COMPLETION_SHARE` of those using `term`; ties go to the shorter
+    phrase. None when there is none."""
+    inside, need = f" {term} ", max(least, COMPLETION_SHARE * here.get(i, 0))
+    found = [
+        (used, -len(counts.terms[j]), counts.terms[j])
+        for j, used in here.items()
+        if j != i and used >= need and inside in f" {counts.terms[j]} "
+    ]
+    if not found:
+        return None
+    used, _, phrase = max(found)
+    longer = [(n, t) for n, _, t in found if f" {phrase} " in f" {t} " and t != phrase and n >= LONGER_USE * used]
+    return max(longer)[1] if longer else phrase  # "resource languages" is written "low-resource languages"
