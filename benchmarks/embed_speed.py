@@ -50,7 +50,8 @@ DATA = ROOT.parent / "shared" / "data" / "ml_venues_by_field.jsonl.gz"
 
 from topic_explorer.pipeline.apply.loop import embed_all  # noqa: E402
 from topic_explorer.pipeline.embed.cache import EmbeddingCache  # noqa: E402
-from topic_explorer.pipeline.embed.models import MiniLMEmbedder, _normalise, precision_problem  # noqa: E402
+from topic_explorer.pipeline.embed.models import MiniLMEmbedder, precision_problem  # noqa: E402
+from topic_explorer.pipeline.embed.vectors import unit_rows  # noqa: E402
 
 STOCK = "stock (truncates at 256)"
 OURS = "ours: the build's embed stage"
@@ -270,7 +271,7 @@ class OnnxInt8Windows:
             types = np.asarray([e.type_ids for e in encoded], dtype=np.int64)
             tokens = self.session.run(None, {"input_ids": ids, "attention_mask": mask, "token_type_ids": types})[0]
             mean = (tokens * mask[..., None]).sum(1) / np.maximum(mask.sum(1, keepdims=True), 1e-9)
-            return _normalise(mean)
+            return unit_rows(mean)
 
         return pooled_windows(self.torch_side, texts, run, self.cores)
 
@@ -297,7 +298,7 @@ def pooled_windows(
         vectors[rows] = found
     pooled = np.zeros((len(texts), vectors.shape[1]), dtype=np.float64)
     np.add.at(pooled, owners, vectors * np.asarray(weights, dtype=np.float64)[:, None])
-    return _normalise(pooled)
+    return unit_rows(pooled)
 
 
 def export(file: Path) -> None:

@@ -46,7 +46,8 @@ import pandas as pd
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from compare_with_bertopic import CORPORA, DATA, corpus_files, machine
 
-from topic_explorer.pipeline.embed.models import MiniLMEmbedder, TfidfEmbedder
+from topic_explorer.pipeline.embed.models import MiniLMEmbedder
+from topic_explorer.pipeline.embed.tfidf import TfidfEmbedder
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 

@@ -6,7 +6,8 @@ from sklearn.feature_extraction.text import CountVectorizer
 
 from topic_explorer.pipeline.apply.loop import embed_all
 from topic_explorer.pipeline.embed.cache import CacheStats, EmbeddingCache
-from topic_explorer.pipeline.embed.models import MiniLMEmbedder, TfidfEmbedder, resolve_device
+from topic_explorer.pipeline.embed.models import MiniLMEmbedder, resolve_device
+from topic_explorer.pipeline.embed.tfidf import TfidfEmbedder
 from topic_explorer.pipeline.errors import UserError
 from topic_explorer.pipeline.ingest.corpus import load_corpus, sample_files
 from topic_explorer.pipeline.settings import TWO_PAPERS_FROM

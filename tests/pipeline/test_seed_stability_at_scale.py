@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from topic_explorer.pipeline.embed.models import TfidfEmbedder
+from topic_explorer.pipeline.embed.tfidf import TfidfEmbedder
 from topic_explorer.pipeline.fit.topics import fit_topics
 from topic_explorer.pipeline.settings import BuildSettings
 
