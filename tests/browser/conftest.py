@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -127,6 +128,22 @@ def wait_for_rerun(page, timeout_ms: int = 60_000) -> None:
     """Once an action's first effect shows, wait until the app's rerun is over: no element left over from the run
     before (Streamlit marks those stale) and no running icon."""
     page.wait_for_function(_RERUN_OVER, polling="raf", timeout=timeout_ms)
+
+
+def point_until_shown(act: Callable[[], None], shown: Callable[[int], None], tries: int = 3) -> None:
+    """Point at something on a map (`act`) until `shown(timeout_ms)` sees the effect, up to `tries` times, 10 s each.
+    Under load a hover or click can land while Plotly is still drawing and do nothing (1 in 2 full suites, twice);
+    the effect must still come from pointing, so a broken hover or click still fails."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    for attempt in range(tries):
+        act()
+        try:
+            shown(10_000)
+            return
+        except PlaywrightTimeout:
+            if attempt == tries - 1:
+                raise
 
 
 def mark_map(page) -> None:

@@ -9,9 +9,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from playwright.sync_api import expect
 
+from tests.browser.conftest import point_until_shown
 from tests.browser.harness import offline_context
 from tests.dashboard.tinybuild import XSS, tiny_papers, tiny_topics
 from topic_explorer.pipeline.buildfolder.read import read_build
@@ -114,7 +114,10 @@ def test_the_legend_hides_and_shows_a_topic_and_a_theme(opened, screens):
 
 def test_hovering_a_point_shows_its_title_and_topic(opened):
     page, build, _ = opened
-    page.mouse.move(*point_of(page, 3))
+    point_until_shown(
+        lambda: (page.mouse.move(0, 0), page.mouse.move(*point_of(page, 3))),
+        lambda ms: page.locator("#te-tip").wait_for(state="visible", timeout=ms),
+    )
     expect(page.locator("#te-tip-title")).to_have_text(build.papers["title"].iloc[3])
     expect(page.locator("#te-tip-topic")).to_have_text("Graphs")
     assert page.locator("#te-tip").is_visible()
@@ -132,14 +135,9 @@ def point_of(page, row: int) -> tuple[float, float]:
     return box["x"] + x, box["y"] + y
 
 
-def show_paper(page, row: int, clicks: int = 3) -> None:
-    """Click the paper's point on the map, where Plotly drew it. Under load a click can land while Plotly is still
-    redrawing after the last one and show nothing (1 of 2 full suites): up to `clicks` clicks, each given 10 s."""
-    for click in range(clicks):
-        page.mouse.click(*point_of(page, row))
-        try:
-            page.wait_for_function(f"window.topicExplorerMap.shown === {row}", timeout=10_000)
-            return
-        except PlaywrightTimeout:
-            if click == clicks - 1:
-                raise
+def show_paper(page, row: int) -> None:
+    """Click the paper's point on the map, where Plotly drew it."""
+    point_until_shown(
+        lambda: page.mouse.click(*point_of(page, row)),
+        lambda ms: page.wait_for_function(f"window.topicExplorerMap.shown === {row}", timeout=ms),
+    )

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.browser.conftest import wait_for_rerun, wait_until_ready
+from tests.browser.conftest import point_until_shown, wait_for_rerun, wait_until_ready
 from tests.browser.harness import running_server
 from tests.dashboard.tinybuild import HOSTILE_FOLDER, HOSTILE_MANIFEST, XSS, hostile_papers, hostile_topics
 from topic_explorer.pipeline.buildfolder.write import write_build
@@ -50,9 +50,11 @@ def test_script_in_every_field_of_a_build_never_runs_and_reads_as_text(browser, 
     page.set_default_timeout(30_000)
     page.goto(hostile_server)
     wait_until_ready(page)
-    x, y = page.evaluate(FIRST_POINT)
-    page.mouse.move(x, y)
     hover = page.locator(".hoverlayer .hovertext").first
+    point_until_shown(
+        lambda: (page.mouse.move(0, 0), page.mouse.move(*page.evaluate(FIRST_POINT))),
+        lambda ms: hover.wait_for(state="visible", timeout=ms),
+    )
     expect(hover).to_contain_text("<img src=x onerror=")  # the hover label shows the markup as characters
     page.screenshot(path=screens / "untrusted-hover.png")
     expect(page.get_by_text(f"{XSS} abstract 0", exact=True)).to_be_visible()  # the reader, verbatim
