@@ -45,7 +45,7 @@ T = TypeVar("T")
 # rule, a library's use) or how an entry is written or read: every older entry is then missed, never reused. An
 # edit to the pipeline's .py files also misses through `code_version()`, but that digest sees no data file, no
 # library left out of `RESULT_PACKAGES`, and nothing in an install that ships without its .py sources.
-RESULT_CACHE_VERSION = "2026.6"
+RESULT_CACHE_VERSION = "2026.7"
 RESULTS_DIR = "stages"  # inside the cache folder, beside the embeddings; its name from before, so caches stay found
 MAX_ENTRIES_PER_RESULT = 20  # older entries are deleted: a 50,000-paper fit's entry is about 30 MB
 # Libraries whose numbers reach a result: a new version of any of them misses every entry.

@@ -208,7 +208,7 @@ def _named_themes(
     table: pd.DataFrame, topic_labels: dict[int, str], sizes: dict[int, int], counts: TermCounts, texts: list[str]
 ) -> pd.DataFrame:
     """The groups renamed for what they hold (`theme_names.theme_name`), finest level first: a group's parts are its
-    groups one level finer (its topics at the finest level), each with its papers, led by the name its topics share
+    groups one level finer (its topics at the finest level), each with its topics, led by the name its topics share
     (`theme_names.theme_field`, of its keywords). A group of one part keeps that part's name; a name its level already
     gave is replaced by the group's own label (described as a topic)."""
     table = table.copy()
@@ -216,22 +216,25 @@ def _named_themes(
     row_of = {int(t): row for row, t in enumerate(counts.topic_ids.tolist())}
     finest = int(table["level"].max())
     names: dict[tuple[int, int], str] = {}
+
+    def topic(topic_id) -> tuple[str, int]:
+        return topic_labels.get(int(topic_id), ""), sizes.get(int(topic_id), 0)
+
     for level in range(finest, -1, -1):
         rows = table.index[table["level"] == level]
         taken: set[str] = set()
         for row in rows:
             group = int(table.at[row, "group_id"])
             if level == finest:
-                parts = [(topic_labels.get(int(t), ""), sizes.get(int(t), 0)) for t in table.at[row, "topic_ids"]]
+                parts = [[topic(t)] for t in table.at[row, "topic_ids"]]
+                alone = parts[0][0][0] if len(parts) == 1 else None
             else:
                 finer = table[(table["level"] == level + 1) & (table["parent_id"] == group)]
-                parts = [
-                    (names[(level + 1, int(g))], sum(sizes.get(int(t), 0) for t in ids))
-                    for g, ids in zip(finer["group_id"], finer["topic_ids"], strict=True)
-                ]
+                parts = [[topic(t) for t in ids] for ids in finer["topic_ids"]]
+                alone = names[(level + 1, int(finer["group_id"].iloc[0]))] if len(parts) == 1 else None
             rows_here = [row_of[int(t)] for t in table.at[row, "topic_ids"] if int(t) in row_of]
             field = theme_field(list(table.at[row, "keywords"]), counts, rows_here, bound, generic)
-            name = theme_name(parts, field) or str(table.at[row, "label"])
+            name = alone or theme_name(parts, field) or str(table.at[row, "label"])
             if name.lower() in taken:
                 name = str(table.at[row, "label"])
             taken.add(name.lower())

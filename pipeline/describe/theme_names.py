@@ -24,17 +24,19 @@ THEME_FIELD_LIFT = 2.0  # ... and at least this many times the share of the corp
 NO_BOUND_WORDS = BoundWords(frozenset(), frozenset())  # theme_field's default: every word may end a name
 
 
-def theme_name(parts: list[tuple[str, int]], field: str = "") -> str:
-    """A theme's name from the names of its parts, (name, papers): its largest parts until they hold `THEME_COVER` of
-    its papers, at least two when it has two, at most `THEME_PARTS` ("3D reconstruction, video generation and MRI").
-    A part's name counts for its first part ("LLMs and unlearning" -> "LLMs"), and not when it says no more than a
-    part already named ("Time series" beside "Time series forecasting"); names sharing their last word share it once
-    ("Quantum and condensed matter physics"). `field`, the name its topics share (`theme_field`), leads the name
-    when no part named says it: "Vision: 3D reconstruction and video generation"."""
-    if len(parts) == 1:
-        return parts[0][0]  # the same group as its one part
-    listed = _theme_parts(parts)
-    if field and listed and not stems(field) & stems(listed) and _initials(field) not in stems(listed):
+def theme_name(parts: list[list[tuple[str, int]]], field: str = "") -> str:
+    """A theme's name from its parts' topics, (label, papers) per part: its largest topics' names until they hold
+    `THEME_COVER` of its papers, at most `THEME_PARTS` ("3D reconstruction, video generation and MRI"), and always
+    the largest of a second part when it has several ("Magnetic, quantum and lie algebra": a theme is never named
+    for one of its parts alone, and a small part is named beside what fills the large one, not instead of it).
+    A label counts for its first part ("LLMs and unlearning" -> "LLMs"), and not when it says no more than a name
+    chosen ("Time series" beside "Time series forecasting"); names sharing their last word share it once ("Quantum
+    and condensed matter physics"). `field`, the name its topics share (`theme_field`), leads the name when no part
+    named says it: "Vision: 3D reconstruction and video generation"."""
+    chosen = _theme_parts(parts)
+    said = set().union(*map(stems, chosen))
+    listed = _listed_names(chosen)
+    if field and listed and not stems(field) & said and _initials(field) not in said:
         return f"{capitalise(field)}: {_lowered(listed)}"
     return listed
 
@@ -73,19 +75,32 @@ def _initials(name: str) -> str:
     return "".join(w[0] for w in words) if len(words) > 1 else ""
 
 
-def _theme_parts(parts: list[tuple[str, int]]) -> str:
-    """The names of a theme's largest parts, listed (`theme_name`)."""
-    ordered = sorted(parts, key=lambda part: -part[1])
-    total = sum(papers for _, papers in ordered)
-    chosen: list[str] = []
-    held = 0
-    for name, papers in ordered:
-        if len(chosen) == THEME_PARTS or (len(chosen) >= 2 and held >= THEME_COVER * total):
+def _theme_parts(parts: list[list[tuple[str, int]]]) -> list[str]:
+    """The names of a theme's largest topics, by size, a second part's among them (`theme_name`)."""
+    total = sum(papers for topics in parts for _, papers in topics)
+    topics = sorted(
+        ((_core(label), papers, part) for part, held in enumerate(parts) for label, papers in held),
+        key=lambda topic: -topic[1],
+    )
+    chosen: list[tuple[str, int, int]] = []
+
+    def says_more(core: str) -> bool:
+        return bool(core) and not any(stems(core) <= stems(c) or stems(c) <= stems(core) for c, _, _ in chosen)
+
+    for topic in topics:
+        if len(chosen) == THEME_PARTS or (len(chosen) >= 2 and sum(p for _, p, _ in chosen) >= THEME_COVER * total):
             break
-        core = _core(name)
-        if core and not any(stems(core) <= stems(c) or stems(c) <= stems(core) for c in chosen):
-            chosen.append(core)
-            held += papers
+        if says_more(topic[0]):
+            chosen.append(topic)
+    if len({part for _, _, part in chosen}) == 1 and len(parts) > 1:  # one part alone: name a second one's largest
+        second = next((t for t in topics if t[2] != chosen[0][2] and says_more(t[0])), None)
+        if second is not None:
+            chosen = sorted([*chosen[: THEME_PARTS - 1], second], key=lambda topic: -topic[1])
+    return [core for core, _, _ in chosen]
+
+
+def _listed_names(chosen: list[str]) -> str:
+    """Names listed in one: "A, b and c"; "Quantum and condensed matter physics" when all end in one word."""
     if len(chosen) < 2:
         return chosen[0] if chosen else ""
     lasts = {stems(c.split()[-1]).pop() if stems(c.split()[-1]) else "" for c in chosen}

@@ -4,6 +4,8 @@ import re
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from tests.sample_groups import NAMED
 from topic_explorer.pipeline.describe.boundwords import BoundWords, bound_words
@@ -191,16 +193,45 @@ def test_a_phrase_inside_an_acronym_s_long_form_gives_way_to_the_acronym_its_top
     assert named[1] == [("low rank", 0.9)]  # no LoRA here: the low-rank RNNs keep their phrase
 
 
-def test_a_theme_is_named_for_its_largest_parts():
-    assert theme_name([("Quantum physics", 50), ("Condensed matter physics", 40), ("Optics", 5)]) == (
-        "Quantum and condensed matter physics"
-    )
-    parts = [("3D reconstruction", 30), ("Video generation", 20), ("MRI", 20), ("Fonts", 15)]
+WORDS = ["Robots", "Quantum", "Galaxies", "Proteins", "Music", "Finance", "Privacy"]  # names no other contains
+
+
+def _each_alone(*topics: tuple[str, int]) -> list[list[tuple[str, int]]]:
+    """A theme's parts when each is one topic (the finest level)."""
+    return [[topic] for topic in topics]
+
+
+def test_a_theme_is_named_for_its_largest_topics():
+    parts = _each_alone(("Quantum physics", 50), ("Condensed matter physics", 40), ("Optics", 5))
+    assert theme_name(parts) == "Quantum and condensed matter physics"
+    parts = _each_alone(("3D reconstruction", 30), ("Video generation", 20), ("MRI", 20), ("Fonts", 15))
     assert theme_name(parts) == "3D reconstruction, video generation and MRI"
-    assert theme_name([("LLMs and unlearning", 90), ("RAG", 10)]) == "LLMs and RAG"  # never one part alone
-    assert theme_name([("KV cache", 3)]) == "KV cache"  # the same group as its one part
-    parts = [("Time series forecasting", 30), ("Time series", 20), ("Weather", 10)]
+    assert theme_name(_each_alone(("LLMs and unlearning", 90), ("RAG", 10))) == "LLMs and RAG"  # never one alone
+    parts = _each_alone(("Time series forecasting", 30), ("Time series", 20), ("Weather", 10))
     assert theme_name(parts) == "Time series forecasting and weather"  # "Time series" says no more
+
+
+def test_a_theme_names_what_fills_its_large_part_beside_its_small_one():
+    physics = [[("Magnetic materials", 257), ("Quantum", 153), ("Galaxies", 113)], [("Lie algebra", 75)]]
+    assert theme_name(physics) == "Magnetic materials, quantum and lie algebra"  # not "... and lie algebra" alone
+    balanced = [[("Federated learning", 4), ("LoRA", 2)], [("Regret bound", 4), ("KV cache", 3), ("RLHF", 3)]]
+    assert theme_name(balanced) == "Federated learning, regret bound and KV cache"  # the largest, of both parts
+
+
+@given(
+    st.lists(
+        st.lists(st.tuples(st.sampled_from(WORDS), st.integers(1, 50)), min_size=1, max_size=4),
+        min_size=2,
+        max_size=4,
+    )
+)
+def test_a_theme_of_several_parts_is_never_named_for_one_of_them(parts):
+    """Whatever its parts, a theme's name holds names from two of them (when two have names that say something
+    different), so it is never one part's own name."""
+    name = theme_name(parts)
+    named = {i for i, topics in enumerate(parts) for label, _ in topics if re.search(rf"\b{label}\b", name, re.I)}
+    distinct = {label.lower() for topics in parts for label, _ in topics}
+    assert len(named) >= 2 or len(distinct) == 1
 
 
 def test_a_shared_best_name_goes_to_its_topic_and_the_others_qualify_it():
@@ -323,11 +354,13 @@ def test_the_sample_names_its_five_as_a_reader_would(sample_build, name):
 
 
 def test_a_theme_is_led_by_the_name_its_topics_share_unless_a_part_says_it():
-    parts = [("Error correction", 50), ("Spin liquids", 40), ("Optics", 5)]
+    parts = _each_alone(("Error correction", 50), ("Spin liquids", 40), ("Optics", 5))
     assert theme_name(parts, "quantum") == "Quantum: error correction and spin liquids"
-    assert theme_name([("Quantum error correction", 50), *parts[1:]], "quantum") == (
+    assert theme_name([[("Quantum error correction", 50)], *parts[1:]], "quantum") == (
         "Quantum error correction and spin liquids"
     )
+    parts = _each_alone(("LLMs (large language models)", 30), ("Multi-agent", 20), ("Reasoning", 20), ("RAG", 15))
+    assert theme_name(parts, "LLMs") == "LLMs, multi-agent and reasoning"  # a part says it: no "LLMs: LLMs, ..."
 
 
 def test_a_theme_s_field_is_a_name_most_of_its_topics_use():
