@@ -15,6 +15,7 @@ import pytest
 from tests.browser.harness import CHROMIUM, CHROMIUM_ARGS, running_server
 
 _STATUS = re.compile(r"Showing [\d,]+ of [\d,]+ papers")
+EXPECT_TIMEOUT_MS = 15_000  # Playwright's 5 s default for `expect`; a loaded CI machine has taken longer to redraw
 
 
 def _missing_browser() -> str | None:
@@ -35,8 +36,9 @@ def browser():
         if os.environ.get("TOPIC_EXPLORER_REQUIRE_BROWSER") == "1":
             pytest.fail(f"browser tests required but {reason}")
         pytest.skip(reason)
-    from playwright.sync_api import sync_playwright
+    from playwright.sync_api import expect, sync_playwright
 
+    expect.set_options(timeout=EXPECT_TIMEOUT_MS)
     with sync_playwright() as playwright:
         chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         yield chromium
