@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from topic_explorer.pipeline.describe.terms import count_terms
 from topic_explorer.pipeline.embed.vectors import unit_rows
 from topic_explorer.pipeline.errors import UserError
 from topic_explorer.pipeline.settings import TWO_PAPERS_FROM
 from topic_explorer.pipeline.text.clean import STOP_WORDS, TOKEN_PATTERN, clean_for_keywords
+from topic_explorer.pipeline.text.counting import count_terms
 
 
 class TfidfEmbedder:
@@ -34,8 +34,8 @@ class TfidfEmbedder:
 
     def fit(self, texts: list[str]) -> TfidfEmbedder:
         """Learn the space: the vocabulary, idf weights and SVD that TfidfVectorizer(min_df, max_features).fit gives,
-        the same arrays bit for bit, but counted in chunks (`terms.count_terms`): scikit-learn held every word and
-        bigram of the sample as a Python string at once (millions at 50,000 arXiv abstracts: its fit rose 939 MiB
+        the same arrays bit for bit, but counted in chunks (`text.counting.count_terms`): scikit-learn held every word
+        and bigram of the sample as a Python string at once (millions at 50,000 arXiv abstracts: its fit rose 939 MiB
         above its start, this one 731; docs/benchmarks.md)."""
         from sklearn.decomposition import TruncatedSVD
         from sklearn.feature_extraction.text import TfidfTransformer

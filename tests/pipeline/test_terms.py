@@ -7,9 +7,10 @@ from bertopic.vectorizers import ClassTfidfTransformer
 from sklearn.feature_extraction.text import CountVectorizer
 
 from topic_explorer.pipeline.describe.keywords import class_tfidf
-from topic_explorer.pipeline.describe.terms import DOCUMENT_END, PaperTerms, TermCounts, count_terms, keyword_min_df
+from topic_explorer.pipeline.describe.terms import DOCUMENT_END, PaperTerms, TermCounts, keyword_min_df
 from topic_explorer.pipeline.settings import TWO_PAPERS_FROM
 from topic_explorer.pipeline.text.clean import phrases
+from topic_explorer.pipeline.text.counting import count_terms
 
 ABSTRACTS = [
     "Federated learning with many clients and differential privacy.",
