@@ -246,7 +246,7 @@ def settle(vectors: np.ndarray, labels: np.ndarray, words=None, steps: int = SET
     meanings alone 20 Newsgroups lost 0.03 NMI (docs/benchmarks.md). The graph's topics are kept when settling
     would give a topic more than `MAX_TOPIC_SHARE` of a corpus of `SPLIT_FROM` papers or more.
     """
-    units = unit_rows(vectors)
+    units = _unit_rows(vectors)
     settled = labels
     for _ in range(steps):
         moved = nearest_centres(units, settled, words)
@@ -266,16 +266,16 @@ def nearest_centres(units: np.ndarray, labels: np.ndarray, words=None) -> np.nda
     members = sparse.csr_matrix(
         (np.ones(len(rows)), (np.searchsorted(topics, labels[rows]), rows)), shape=(len(topics), len(labels))
     )
-    similarity = units @ unit_rows(members @ units).T
+    similarity = units @ _unit_rows(members @ units).T
     if words is not None:  # the same sums in place (float64): a paper-by-topic array is 20 MiB at 45,000 papers
-        cosines = _cosines(words, unit_rows(members @ words))
+        cosines = _cosines(words, _unit_rows(members @ words))
         cosines *= SETTLE_WORDS_WEIGHT
         similarity *= 1 - SETTLE_WORDS_WEIGHT
         similarity += cosines
     return topics[similarity.argmax(axis=1)]
 
 
-def unit_rows(rows):
+def _unit_rows(rows):
     """Each row scaled to length 1 as sklearn's `normalize` scales it, bit for bit: a dense array's in a copy, a
     sparse matrix's in place (a row of zeros stays as it is). Not sklearn's own because importing sklearn brings
     pandas and scipy.stats with it: about 65 MiB of each view worker's own memory, for this one function."""
