@@ -42,6 +42,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # the browser tests' harness: the same Chromium settings
 
+from playwright.async_api import TimeoutError as PlaywrightTimeout  # noqa: E402
 from playwright.async_api import async_playwright  # noqa: E402
 
 from tests.browser.harness import CHROMIUM, CHROMIUM_ARGS, free_port, wait_until_healthy  # noqa: E402
@@ -64,6 +65,15 @@ SHOWN = """({points, status}) => {
         .some(p => p.innerText.startsWith(status));
 }"""
 ERRORS_ON_PAGE = "[data-testid=stException], [data-testid=stAlertContentError]"
+# True once a box drawn on the map holds a selection (Plotly's, until the rerun redraws the map) or the server has
+# answered it (the download button offers `label`'s selected papers).
+SELECTING = """(label) => {
+    const gd = document.querySelector('[data-testid=stPlotlyChart] .js-plotly-plot');
+    const buttons = [...document.querySelectorAll('[data-testid=stDownloadButton] button')];
+    return Boolean(gd && gd.layout && gd.layout.selections && gd.layout.selections.length)
+        || buttons.some(b => b.innerText.includes(label));
+}"""
+GESTURE_TIMEOUT_MS = 20_000  # the map redraws in seconds even under load; the server may take minutes
 
 
 @dataclass
@@ -170,17 +180,27 @@ async def _filter(page, topic, total: int) -> None:
     await wait_shown(page, int(topic["size"]), f"Showing {int(topic['size']):,} of {total:,} papers")
 
 
-async def _select_all(page, size: int) -> None:
-    """Box-select the whole plot area: every shown paper."""
-    await page.locator("[data-testid=stPlotlyChart] .js-plotly-plot").first.hover()
-    await page.locator('.modebar-btn[data-val="select"]').first.click()
-    area = await page.locator(".nsewdrag").first.bounding_box()
-    await page.mouse.move(area["x"] + 2, area["y"] + 2)
-    await page.mouse.down()
-    await page.mouse.move(area["x"] + area["width"] - 2, area["y"] + area["height"] - 2, steps=10)
-    await page.mouse.up()
+async def _select_all(page, size: int, tries: int = 3) -> None:
+    """Box-select the whole plot area: every shown paper. A drag that lands while Plotly is still drawing selects
+    nothing, and the session would wait out `STEP_TIMEOUT_MS` (once in a full suite under load): up to `tries` drags,
+    each given `GESTURE_TIMEOUT_MS` to register on the map (`SELECTING`), before the server's answer is waited for."""
+    label = f"Download {size:,} selected paper"
+    for attempt in range(tries):
+        await page.locator("[data-testid=stPlotlyChart] .js-plotly-plot").first.hover()
+        await page.locator('.modebar-btn[data-val="select"]').first.click()  # a redrawn map may have left the mode
+        area = await page.locator(".nsewdrag").first.bounding_box()
+        await page.mouse.move(area["x"] + 2, area["y"] + 2)
+        await page.mouse.down()
+        await page.mouse.move(area["x"] + area["width"] - 2, area["y"] + area["height"] - 2, steps=10)
+        await page.mouse.up()
+        try:
+            await page.wait_for_function(SELECTING, arg=label, timeout=GESTURE_TIMEOUT_MS)
+            break
+        except PlaywrightTimeout:
+            if attempt == tries - 1:
+                raise
     button = page.get_by_test_id("stDownloadButton").get_by_role("button")
-    await button.filter(has_text=f"Download {size:,} selected paper").wait_for(timeout=STEP_TIMEOUT_MS)
+    await button.filter(has_text=label).wait_for(timeout=STEP_TIMEOUT_MS)
 
 
 async def _export(page, session: Session) -> bytes:
