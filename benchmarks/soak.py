@@ -56,13 +56,15 @@ from topic_explorer.pipeline.export.selection import export_frame  # noqa: E402
 TIMED_STREAMLIT = Path(__file__).with_name("timed_streamlit.py")
 STEP_TIMEOUT_MS = 15 * 60_000  # 20 pages painting 20,000 points on 2 cores take minutes
 STATUS = re.compile(r"Showing ([\d,]+) of ([\d,]+) papers · ([\d,]+) selected")
-# True once the map's traces hold `points` papers and the status line starts with `status`.
-SHOWN = """({points, status}) => {
+# True once the page's heading starts with `heading` (which build it shows), the map's traces hold `points` papers
+# and the status line starts with `status`.
+SHOWN = """({heading, points, status}) => {
     const gd = document.querySelector('[data-testid=stPlotlyChart] .js-plotly-plot');
     if (!gd || !gd._fullData || !gd.querySelector('canvas')) return false;
     const n = gd._fullData.filter(t => !t.name.startsWith('Selected')).reduce((n, t) => n + t.customdata.length, 0);
-    return n === points && [...document.querySelectorAll('[data-testid=stMarkdownContainer] p')]
-        .some(p => p.innerText.startsWith(status));
+    const starts = (selector, text) => [...document.querySelectorAll(selector)].some(e => e.innerText.startsWith(text));
+    return n === points && starts('[data-testid=stMarkdownContainer] h3', heading)
+        && starts('[data-testid=stMarkdownContainer] p', status);
 }"""
 ERRORS_ON_PAGE = "[data-testid=stException], [data-testid=stAlertContentError]"
 # True once a box drawn on the map holds a selection (Plotly's, until the rerun redraws the map) or the server has
@@ -112,8 +114,15 @@ def expected_csv(explorer: Explorer, topic_id: int) -> bytes:
     return csv_bytes(export_frame(papers, explorer.topics, explorer.metadata_columns))
 
 
-async def wait_shown(page, points: int, status: str) -> None:
-    await page.wait_for_function(SHOWN, arg={"points": points, "status": status}, timeout=STEP_TIMEOUT_MS)
+def heading(explorer: Explorer) -> str:
+    """The start of the page's heading on this build: it tells two builds of the same size apart."""
+    n_topics = int((explorer.topics["topic_id"] != -1).sum())
+    return f"{explorer.title} · {len(explorer.papers):,} papers · {n_topics:,} topics"
+
+
+async def wait_shown(page, explorer: Explorer, points: int) -> None:
+    status = f"Showing {points:,} of {len(explorer.papers):,} papers"
+    await page.wait_for_function(SHOWN, arg={"heading": heading(explorer), "points": points, "status": status})
 
 
 async def status_line(page) -> tuple[int, int, int]:
@@ -121,33 +130,42 @@ async def status_line(page) -> tuple[int, int, int]:
     return tuple(int(n.replace(",", "")) for n in STATUS.search(text).groups())
 
 
-async def timed(session: Session, step: str, action) -> None:
+async def timed(session: Session, step: str, action):
+    """Await `action`, keeping its wall seconds under `step`; a failure names the step it happened in."""
     start = time.perf_counter()
-    await action
+    try:
+        result = await action
+    except Exception as error:
+        raise StepFailed(f"{step}: {type(error).__name__}: {str(error).splitlines()[0]}") from error
     session.seconds[step] = time.perf_counter() - start
+    return result
 
 
-async def run_session(browser, url: str, served: Path, index: int, loaded: asyncio.Barrier, replaced: asyncio.Event):
+class StepFailed(Exception):
+    """A session's step timed out or missed an element; the message names the step."""
+
+
+async def run_session(
+    browser, url: str, served: Path, index: int, loaded: asyncio.Barrier, replaced: asyncio.Event, step_ms: int
+) -> Session:
     session = Session(index)
     context = await browser.new_context(viewport={"width": 1400, "height": 900}, accept_downloads=True)
     page = await context.new_page()
-    page.set_default_timeout(STEP_TIMEOUT_MS)
+    page.set_default_timeout(step_ms)  # every wait of a step, the download's included
     page.on("pageerror", lambda error: session.errors.append(f"page error: {error}"))
     try:
         explorer = load_explorer(served)
-        total = len(explorer.papers)
-        await timed(session, "load", _load(page, url, total))
+        await timed(session, "load", _load(page, url, explorer))
         await loaded.wait()
         if replaced is not None:
             await replaced.wait()
             explorer = load_explorer(served)
-            total = len(explorer.papers)
-            await timed(session, "reset after rebuild", _reset(page, total))
+            await timed(session, "reset after rebuild", _reset(page, explorer))
         topic = topic_for(explorer, index)
         session.topic = topic["label"]
-        await timed(session, "filter", _filter(page, topic, total))
+        await timed(session, "filter", _filter(page, explorer, topic))
         await timed(session, "select", _select_all(page, int(topic["size"])))
-        data = await _export(page, session)
+        data = await timed(session, "export", _export(page))
         rows = list(csv.DictReader(io.StringIO(data.decode("utf-8-sig"))))
         session.rows_exported = len(rows)
         session.csv_correct = data == expected_csv(explorer, int(topic["topic_id"]))
@@ -155,35 +173,38 @@ async def run_session(browser, url: str, served: Path, index: int, loaded: async
             session.errors.append(f"CSV of {len(rows)} rows differs from the {int(topic['size'])} papers of the topic")
         if await page.locator(ERRORS_ON_PAGE).count():
             session.errors.append(f"error on the page: {await page.locator(ERRORS_ON_PAGE).first.inner_text()}")
-    except Exception as error:  # a timeout or a missing element: this session failed, the soak goes on
-        session.errors.append(f"{type(error).__name__}: {str(error).splitlines()[0]}")
+    except StepFailed as error:  # this session failed; the soak goes on
+        session.errors.append(str(error))
+    except Exception as error:  # the barrier broken by another session's failure
+        session.errors.append(f"{type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}")
     finally:
         await context.close()
     return session
 
 
-async def _load(page, url: str, total: int) -> None:
+async def _load(page, url: str, explorer: Explorer) -> None:
     await page.goto(url)
-    await wait_shown(page, total, f"Showing {total:,} of {total:,} papers")
+    await wait_shown(page, explorer, len(explorer.papers))
 
 
-async def _reset(page, total: int) -> None:
+async def _reset(page, explorer: Explorer) -> None:
+    """Press 'Reset filters' and wait for the new build's heading: the old build may have as many papers."""
     await page.get_by_role("button", name="Reset filters").click()
-    await wait_shown(page, total, f"Showing {total:,} of {total:,} papers")
+    await wait_shown(page, explorer, len(explorer.papers))
 
 
-async def _filter(page, topic, total: int) -> None:
+async def _filter(page, explorer: Explorer, topic) -> None:
     await page.get_by_test_id("stSidebar").get_by_test_id("stMultiSelect").first.click()
     await page.keyboard.type(topic["label"])  # the option list is virtualised: narrow it down first
     await page.get_by_role("option").filter(has_text=f"{topic['label']} ({int(topic['size']):,})").first.click()
     await page.keyboard.press("Escape")
-    await wait_shown(page, int(topic["size"]), f"Showing {int(topic['size']):,} of {total:,} papers")
+    await wait_shown(page, explorer, int(topic["size"]))
 
 
 async def _select_all(page, size: int, tries: int = 3) -> None:
     """Box-select the whole plot area: every shown paper. A drag that lands while Plotly is still drawing selects
-    nothing, and the session would wait out `STEP_TIMEOUT_MS` (once in a full suite under load): up to `tries` drags,
-    each given `GESTURE_TIMEOUT_MS` to register on the map (`SELECTING`), before the server's answer is waited for."""
+    nothing, and the session would wait out its step (once in a full suite under load): up to `tries` drags, each
+    given `GESTURE_TIMEOUT_MS` to register on the map (`SELECTING`), before the server's answer is waited for."""
     label = f"Download {size:,} selected paper"
     for attempt in range(tries):
         await page.locator("[data-testid=stPlotlyChart] .js-plotly-plot").first.hover()
@@ -199,18 +220,14 @@ async def _select_all(page, size: int, tries: int = 3) -> None:
         except PlaywrightTimeout:
             if attempt == tries - 1:
                 raise
-    button = page.get_by_test_id("stDownloadButton").get_by_role("button")
-    await button.filter(has_text=label).wait_for(timeout=STEP_TIMEOUT_MS)
+    await page.get_by_test_id("stDownloadButton").get_by_role("button").filter(has_text=label).wait_for()
 
 
-async def _export(page, session: Session) -> bytes:
-    start = time.perf_counter()
-    async with page.expect_download(timeout=STEP_TIMEOUT_MS) as info:
+async def _export(page) -> bytes:
+    async with page.expect_download() as info:
         await page.get_by_test_id("stDownloadButton").get_by_role("button").click()
     download = await info.value
-    data = Path(await download.path()).read_bytes()
-    session.seconds["export"] = time.perf_counter() - start
-    return data
+    return Path(await download.path()).read_bytes()
 
 
 def sample_memory(pid: int, samples: list[float], stop: threading.Event) -> None:
@@ -227,12 +244,14 @@ def peak_memory_mb(pid: int) -> float:
     return int(re.search(r"VmHWM:\s+(\d+)", Path(f"/proc/{pid}/status").read_text()).group(1)) / 1024
 
 
-async def run_sessions(url: str, served: Path, count: int, replace_with: Path | None) -> list[Session]:
+async def run_sessions(url: str, served: Path, count: int, replace_with: Path | None, step_ms: int) -> list[Session]:
     loaded = asyncio.Barrier(count + 1)
     replaced = asyncio.Event() if replace_with else None
     async with async_playwright() as playwright:
         browser = await playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        tasks = [asyncio.create_task(run_session(browser, url, served, i, loaded, replaced)) for i in range(count)]
+        tasks = [
+            asyncio.create_task(run_session(browser, url, served, i, loaded, replaced, step_ms)) for i in range(count)
+        ]
         waiting = asyncio.create_task(loaded.wait())
         await asyncio.wait([waiting, *tasks], return_when=asyncio.FIRST_COMPLETED)  # all loaded, or one gave up
         if not waiting.done():
@@ -246,8 +265,9 @@ async def run_sessions(url: str, served: Path, count: int, replace_with: Path | 
     return sessions
 
 
-def soak(build: Path, sessions: int, *, replace_with: Path | None = None) -> Run:
-    """Serve a copy of `build` and run `sessions` sessions against it at once."""
+def soak(build: Path, sessions: int, *, replace_with: Path | None = None, step_ms: int = STEP_TIMEOUT_MS) -> Run:
+    """Serve a copy of `build` and run `sessions` sessions against it at once; a session's step fails after
+    `step_ms`."""
     with tempfile.TemporaryDirectory(prefix="soak-") as folder:
         served = Path(shutil.copytree(build, Path(folder) / Path(build).name))
         log, port = Path(folder) / "server.jsonl", free_port()
@@ -263,7 +283,8 @@ def soak(build: Path, sessions: int, *, replace_with: Path | None = None) -> Run
             sampler.start()
             start = time.perf_counter()
             with ThreadPoolExecutor(1) as thread:  # an event loop of its own, even beside Playwright's sync API
-                results = thread.submit(asyncio.run, run_sessions(url, served, sessions, replace_with)).result()
+                running = run_sessions(url, served, sessions, replace_with, step_ms)
+                results = thread.submit(asyncio.run, running).result()
             seconds = time.perf_counter() - start
             stop.set()
             sampler.join()
