@@ -132,6 +132,32 @@ def test_minilm_reads_past_the_first_256_tokens():
 
 
 @pytest.mark.model
+def test_minilm_runs_the_passes_of_every_call_on_the_same_threads(monkeypatch):
+    """A pool of new threads per block of texts left torch's per-thread memory behind with every finished thread: a
+    19,308-abstract build grew by 1,100 MiB (benchmarks/embed_memory.py)."""
+    import threading
+
+    embedder = MiniLMEmbedder(device="cpu")
+    texts = load_corpus(sample_files()).papers["abstract"].tolist()
+    encode = embedder._encode_pieces
+    ran_on: list[list[threading.Thread]] = []  # the thread objects themselves: a new thread may reuse an old's id
+
+    def recorded(model, pieces):
+        ran_on[-1].append(threading.current_thread())
+        return encode(model, pieces)
+
+    monkeypatch.setattr(embedder, "_encode_pieces", recorded)
+    calls = []
+    for _ in range(3):
+        ran_on.append([])
+        calls.append(embedder.transform(texts))
+    first, *later = ran_on
+    assert len(first) > 2 and threading.main_thread() not in first  # the passes ran on the pool
+    assert all(set(threads) <= set(first) for threads in later)
+    np.testing.assert_array_equal(calls[0], calls[2])
+
+
+@pytest.mark.model
 def test_minilm_on_two_cores_gives_the_vectors_of_one_encode_call_and_leaves_torch_threads_as_they_were():
     from concurrent.futures import ThreadPoolExecutor
 
