@@ -55,7 +55,6 @@ from topic_explorer.pipeline.export.selection import export_frame  # noqa: E402
 
 TIMED_STREAMLIT = Path(__file__).with_name("timed_streamlit.py")
 STEP_TIMEOUT_MS = 15 * 60_000  # 20 pages painting 20,000 points on 2 cores take minutes
-STATUS = re.compile(r"Showing ([\d,]+) of ([\d,]+) papers · ([\d,]+) selected")
 # True once the page's heading starts with `heading` (which build it shows), the map's traces hold `points` papers
 # and the status line starts with `status`.
 SHOWN = """({heading, points, status}) => {
@@ -123,11 +122,6 @@ def heading(explorer: Explorer) -> str:
 async def wait_shown(page, explorer: Explorer, points: int) -> None:
     status = f"Showing {points:,} of {len(explorer.papers):,} papers"
     await page.wait_for_function(SHOWN, arg={"heading": heading(explorer), "points": points, "status": status})
-
-
-async def status_line(page) -> tuple[int, int, int]:
-    text = await page.locator("[data-testid=stMarkdownContainer] p").filter(has_text=STATUS).first.inner_text()
-    return tuple(int(n.replace(",", "")) for n in STATUS.search(text).groups())
 
 
 async def timed(session: Session, step: str, action):
