@@ -151,9 +151,11 @@ def test_minilm_runs_the_passes_of_every_call_on_the_same_threads(monkeypatch):
     for _ in range(3):
         ran_on.append([])
         calls.append(embedder.transform(texts))
-    first, *later = ran_on
-    assert len(first) > 2 and threading.main_thread() not in first  # the passes ran on the pool
-    assert all(set(threads) <= set(first) for threads in later)
+    import torch
+
+    threads = set().union(*ran_on)
+    assert all(len(passes) > 2 for passes in ran_on) and threading.main_thread() not in threads  # on the pool
+    assert len(threads) <= torch.get_num_threads()  # three calls, one pool: no thread more than it has cores
     np.testing.assert_array_equal(calls[0], calls[2])
 
 
