@@ -17,6 +17,8 @@ import sys
 import time
 from pathlib import Path
 
+import psutil
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
@@ -27,10 +29,7 @@ from topic_explorer.pipeline.embed.models import MiniLMEmbedder  # noqa: E402
 
 
 def resident_mib() -> float:
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
-    raise RuntimeError("no VmRSS in /proc/self/status (Linux only)")
+    return psutil.Process().memory_info().rss / 2**20
 
 
 def main() -> int:
