@@ -48,6 +48,7 @@ from playwright.async_api import async_playwright  # noqa: E402
 from tests.browser.harness import CHROMIUM, CHROMIUM_ARGS, free_port, wait_until_healthy  # noqa: E402
 from topic_explorer.dashboard.launch import BUILD_ENV, streamlit_command  # noqa: E402
 from topic_explorer.dashboard.logic.data import Explorer, load_explorer  # noqa: E402
+from topic_explorer.dashboard.ui.page import sizes  # noqa: E402
 from topic_explorer.pipeline.buildfolder.read import read_build  # noqa: E402
 from topic_explorer.pipeline.buildfolder.write import write_build  # noqa: E402
 from topic_explorer.pipeline.export.files import csv_bytes  # noqa: E402
@@ -114,9 +115,8 @@ def expected_csv(explorer: Explorer, topic_id: int) -> bytes:
 
 
 def heading(explorer: Explorer) -> str:
-    """The start of the page's heading on this build: it tells two builds of the same size apart."""
-    n_topics = int((explorer.topics["topic_id"] != -1).sum())
-    return f"{explorer.title} · {len(explorer.papers):,} papers · {n_topics:,} topics"
+    """The page's heading on this build, as the reader sees it: it tells two builds of the same size apart."""
+    return f"{explorer.title} · {sizes(explorer)}"
 
 
 async def wait_shown(page, explorer: Explorer, points: int) -> None:

@@ -19,11 +19,15 @@ PAGE_STYLE = "<style>[data-testid=stMainBlockContainer] { padding-top: 1.5rem; }
 
 def render_header(explorer: Explorer) -> None:
     """A title line naming the corpus, its paper and topic counts; the browser's tab names the corpus too."""
-    n_topics = int((explorer.topics["topic_id"] != -1).sum())
     st.set_page_config(page_title=f"{explorer.title} · Topic Explorer")
     st.html(PAGE_STYLE)  # only a style: Streamlit adds it to the page without a block of its own
-    name = escape_markdown(explorer.title)
-    st.markdown(f"### {name} · {len(explorer.papers):,} papers · {n_topics:,} topics")
+    st.markdown(f"### {escape_markdown(explorer.title)} · {sizes(explorer)}")
+
+
+def sizes(explorer: Explorer) -> str:
+    """The heading's counts, "38 papers · 11 topics" (outliers are no topic)."""
+    n_topics = int((explorer.topics["topic_id"] != -1).sum())
+    return f"{len(explorer.papers):,} papers · {n_topics:,} topics"
 
 
 def render_missing_build(path: Path, error: UserError) -> None:
