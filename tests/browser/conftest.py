@@ -18,6 +18,20 @@ _STATUS = re.compile(r"Showing [\d,]+ of [\d,]+ papers")
 EXPECT_TIMEOUT_MS = 15_000  # Playwright's 5 s default for `expect`; a loaded CI machine has taken longer to redraw
 
 
+BROWSER_RERUNS = 1
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """A browser test that fails runs once more before it counts as failed. They drive a real Chromium against a
+    real server on a loaded 2-core machine, where a pointer or a rerun can still lose a race the test did not see
+    (three CI runs in a row each failed one such test once, each passing alone); a broken feature fails both
+    runs, and pytest's summary names every rerun ("1 rerun"), so a flaky test still shows."""
+    here = Path(__file__).parent
+    for item in items:
+        if here in item.path.parents:
+            item.add_marker(pytest.mark.flaky(reruns=BROWSER_RERUNS))
+
+
 def _missing_browser() -> str | None:
     try:
         import playwright.sync_api  # noqa: F401

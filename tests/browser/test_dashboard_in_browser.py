@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.browser.conftest import _open, wait_for_rerun
+from tests.browser.conftest import CURRENT_MAP, _open, point_until_shown, wait_for_rerun
 from tests.browser.harness import running_server
 from topic_explorer.pipeline.map.sample import MAP_POINTS_ENV
 
@@ -45,14 +45,28 @@ def download_csv(page: Page) -> tuple[str, list[dict]]:
     return download.suggested_filename, list(csv.DictReader(io.StringIO(data.decode("utf-8-sig"))))
 
 
+# A drag registered: the map holds a selection, or the page already counts one (callers start from none selected).
+SELECTING = f"""() => {{
+    const gd = {CURRENT_MAP};
+    return Boolean(gd && gd.layout.selections && gd.layout.selections.length)
+        || [...document.querySelectorAll('[data-testid=stMarkdownContainer] p')]
+            .some(p => /· [1-9]\\d* selected/.test(p.innerText));
+}}"""
+
+
 def box_select(page: Page, right: float = 0.5, bottom: float = 0.6) -> None:
-    page.locator("[data-testid=stPlotlyChart] .js-plotly-plot").first.hover()
-    page.locator('.modebar-btn[data-val="select"]').first.click()
-    area = page.locator(".nsewdrag").first.bounding_box()
-    page.mouse.move(area["x"] + 4, area["y"] + 4)
-    page.mouse.down()
-    page.mouse.move(area["x"] + area["width"] * right, area["y"] + area["height"] * bottom, steps=15)
-    page.mouse.up()
+    """Drag a box from the map's top left to (`right`, `bottom`) (fractions of the plot area), from its toolbar."""
+
+    def drag() -> None:
+        page.locator("[data-testid=stPlotlyChart] .js-plotly-plot").first.hover()
+        page.locator('.modebar-btn[data-val="select"]').first.click()
+        area = page.locator(".nsewdrag").first.bounding_box()
+        page.mouse.move(area["x"] + 4, area["y"] + 4)
+        page.mouse.down()
+        page.mouse.move(area["x"] + area["width"] * right, area["y"] + area["height"] * bottom, steps=15)
+        page.mouse.up()
+
+    point_until_shown(drag, lambda ms: page.wait_for_function(SELECTING, timeout=ms))
 
 
 def test_the_page_shows_every_paper_on_the_map(page: Page, screens: Path):
@@ -131,6 +145,7 @@ def test_a_sampled_map_says_so_and_a_box_over_it_selects_and_exports_every_paper
     assert len({row["paper_id"] for row in rows}) == 38
     page.locator("button[kind=secondary]").filter(has_text="Clear selection").click()  # not the table's own
     expect(status(page)).to_contain_text("· 0 selected")
+    wait_for_rerun(page)  # Clear selection draws a new map: lasso on it, not on the one going
     lasso_select(page, [(0.01, 0.01), (0.99, 0.01), (0.99, 0.99), (0.01, 0.99), (0.01, 0.02)])
     expect(status(page)).to_contain_text("Showing 38 of 38 papers · 38 selected")  # the lasso too, drawn or not
     page.context.close()
@@ -138,12 +153,16 @@ def test_a_sampled_map_says_so_and_a_box_over_it_selects_and_exports_every_paper
 
 def lasso_select(page: Page, corners: list[tuple[float, float]]) -> None:
     """Draw a lasso through `corners` (fractions of the plot area), from the map's toolbar."""
-    page.locator("[data-testid=stPlotlyChart] .js-plotly-plot").first.hover()
-    page.locator('.modebar-btn[data-val="lasso"]').first.click()
-    area = page.locator(".nsewdrag").first.bounding_box()
-    points = [(area["x"] + area["width"] * fx, area["y"] + area["height"] * fy) for fx, fy in corners]
-    page.mouse.move(*points[0])
-    page.mouse.down()
-    for point in points[1:]:
-        page.mouse.move(*point, steps=8)
-    page.mouse.up()
+
+    def drag() -> None:
+        page.locator("[data-testid=stPlotlyChart] .js-plotly-plot").first.hover()
+        page.locator('.modebar-btn[data-val="lasso"]').first.click()
+        area = page.locator(".nsewdrag").first.bounding_box()
+        points = [(area["x"] + area["width"] * fx, area["y"] + area["height"] * fy) for fx, fy in corners]
+        page.mouse.move(*points[0])
+        page.mouse.down()
+        for point in points[1:]:
+            page.mouse.move(*point, steps=8)
+        page.mouse.up()
+
+    point_until_shown(drag, lambda ms: page.wait_for_function(SELECTING, timeout=ms))

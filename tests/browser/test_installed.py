@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page
 
-from tests.browser.conftest import wait_until_ready
+from tests.browser.conftest import wait_for_rerun, wait_until_ready
 from tests.browser.harness import ROOT, free_port, running_server, wait_until_healthy
 from topic_explorer.dashboard.launch import BUILD_ENV
 
@@ -45,6 +45,7 @@ def pip(python: str | Path, *args: str) -> None:
 
 def tables_offer_no_csv_of_their_own(page: Page) -> None:
     """Every table has Streamlit's toolbar (search, fullscreen), and no toolbar has 'Download as CSV'."""
+    wait_for_rerun(page)  # the topic list is drawn after the map and the count
     tables = page.locator("[data-testid=stDataFrame]")
     toolbars = page.locator("[data-testid=stDataFrame] [data-testid=stElementToolbar]")
     assert tables.count() >= 2  # the paper table and the topic list at least
