@@ -107,10 +107,13 @@ def wait_until_ready(page, timeout_ms: int = 60_000) -> None:
             page.reload()
 
 
-def _open(browser, url: str):
-    context = browser.new_context(viewport={"width": 1400, "height": 900}, accept_downloads=True)
+def _open(browser, url: str, on_page: Callable | None = None, height: int = 900):
+    """A new browser session on `url`, ready to use; `on_page(page)` runs before it loads (to route its traffic)."""
+    context = browser.new_context(viewport={"width": 1400, "height": height}, accept_downloads=True)
     page = context.new_page()
     page.set_default_timeout(30_000)
+    if on_page is not None:
+        on_page(page)
     page.goto(url)
     wait_until_ready(page)
     return page

@@ -45,12 +45,15 @@ def download_csv(page: Page) -> tuple[str, list[dict]]:
     return download.suggested_filename, list(csv.DictReader(io.StringIO(data.decode("utf-8-sig"))))
 
 
+# True when the status line counts some selected papers.
+COUNTS_SELECTED = (
+    "[...document.querySelectorAll('[data-testid=stMarkdownContainer] p')]"
+    ".some(p => /· [1-9]\\d* selected/.test(p.innerText))"
+)
 # A drag registered: the map holds a selection, or the page already counts one (callers start from none selected).
 SELECTING = f"""() => {{
     const gd = {CURRENT_MAP};
-    return Boolean(gd && gd.layout.selections && gd.layout.selections.length)
-        || [...document.querySelectorAll('[data-testid=stMarkdownContainer] p')]
-            .some(p => /· [1-9]\\d* selected/.test(p.innerText));
+    return Boolean(gd && gd.layout.selections && gd.layout.selections.length) || {COUNTS_SELECTED};
 }}"""
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.browser.conftest import wait_until_ready
+from tests.browser.conftest import _open
 from tests.browser.harness import running_server
 from topic_explorer.pipeline.buildfolder.edits import EDITS_FILE, read_edits, read_history
 from topic_explorer.pipeline.buildfolder.read import read_build
@@ -54,14 +54,7 @@ def read_only(metadata_build, tmp_path_factory):
 
 
 def open_page(browser, url: str, on_page=None) -> Page:
-    context = browser.new_context(viewport={"width": 1400, "height": 1000}, accept_downloads=True)
-    page = context.new_page()
-    page.set_default_timeout(30_000)
-    if on_page is not None:
-        on_page(page)
-    page.goto(url)
-    wait_until_ready(page)
-    return page
+    return _open(browser, url, on_page, height=1000)
 
 
 def rename_first_topic(page: Page) -> None:

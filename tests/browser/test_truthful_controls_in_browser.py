@@ -12,9 +12,9 @@ import pytest
 from playwright.sync_api import Page, expect
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
-from tests.browser.conftest import _open, wait_for_new_map, wait_for_rerun, wait_until_ready
+from tests.browser.conftest import _open, wait_for_new_map, wait_for_rerun
 from tests.browser.harness import running_server
-from tests.browser.test_dashboard_in_browser import box_select, status
+from tests.browser.test_dashboard_in_browser import COUNTS_SELECTED, box_select, status
 from tests.browser.test_explore_field_in_browser import MAP, RANGES, map_toolbar, same_ranges
 from topic_explorer.pipeline.buildfolder.read import read_build
 
@@ -290,8 +290,11 @@ class HeldRunEnd:
     """Holds back the server's end-of-run message, and every message after it, until `release`: a rerun over 38
     papers can end in the very frame its first change shows, so a test of what shows *during* a rerun keeps it open."""
 
-    def __init__(self, page: Page):
+    def __init__(self):
         self.holding, self.held, self.to_page = False, [], None
+
+    def route(self, page: Page) -> None:
+        """Pass the page's messages from the server through this (before the page loads)."""
         page.route_web_socket(re.compile(r"/_stcore/stream$"), self._route)
 
     def _route(self, ws) -> None:
@@ -299,8 +302,7 @@ class HeldRunEnd:
         ws.connect_to_server().on_message(self._from_server)
 
     def _from_server(self, message: str | bytes) -> None:
-        ends_run = isinstance(message, bytes) and ForwardMsg.FromString(message).WhichOneof("type") == "script_finished"
-        if self.held or (self.holding and ends_run):  # the end, and everything behind it in order
+        if self.held or (self.holding and _ends_run(message)):  # the end, and everything behind it in order
             self.held.append(message)
         else:
             self.to_page.send(message)
@@ -311,13 +313,15 @@ class HeldRunEnd:
             self.to_page.send(self.held.pop(0))
 
 
+def _ends_run(message: str | bytes) -> bool:
+    return isinstance(message, bytes) and ForwardMsg.FromString(message).WhichOneof("type") == "script_finished"
+
+
 FRAMES = f"""() => {{
     window.__teFrames = [];
     const look = () => {{
-        const counted = [...document.querySelectorAll('[data-testid=stMarkdownContainer] p')]
-            .some(p => /· [1-9]\\d* selected/.test(p.innerText));
         const stale = !!document.querySelector('[data-stale=true]');
-        if (counted) window.__teFrames.push({{maps: ({MAPS_SHOWN})(), stale}});
+        if ({COUNTS_SELECTED}) window.__teFrames.push({{maps: ({MAPS_SHOWN})(), stale}});
         requestAnimationFrame(look);
     }};
     look();
@@ -327,11 +331,9 @@ FRAMES = f"""() => {{
 def test_a_box_selection_leaves_no_ghost_of_the_old_map(browser, server: str):
     """Streamlit keeps a changed figure's old element, faded, below the new one until the whole rerun ends (seconds
     at 20,000 papers); the page's script hides it as soon as the new map is there, while the rerun still runs."""
-    page = browser.new_context(viewport={"width": 1400, "height": 900}).new_page()
+    run_end = HeldRunEnd()
+    page = _open(browser, server, run_end.route)
     try:
-        run_end = HeldRunEnd(page)
-        page.goto(server)
-        wait_until_ready(page)
         wait_for_rerun(page)
         page.evaluate(FRAMES)  # each frame from the new count on: the maps shown (old or new), and any stale element
         run_end.holding = True

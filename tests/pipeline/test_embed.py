@@ -154,7 +154,8 @@ def test_minilm_runs_the_passes_of_every_call_on_the_same_threads(monkeypatch):
     import torch
 
     threads = set().union(*ran_on)
-    assert all(len(passes) > 2 for passes in ran_on) and threading.main_thread() not in threads  # on the pool
+    assert all(len(passes) > 2 for passes in ran_on)
+    assert threading.main_thread() not in threads  # the passes ran on the pool
     assert len(threads) <= torch.get_num_threads()  # three calls, one pool: no thread more than it has cores
     np.testing.assert_array_equal(calls[0], calls[2])
 
