@@ -284,13 +284,13 @@ def test_settling_weighs_the_words_beside_the_meanings():
     assert settle(vectors, drawn, words).tolist() == [0] * 50 + [1] * 50
 
 
-def test_the_words_cosines_are_the_same_whatever_the_block_of_centres():
+def test_the_words_products_are_the_same_whatever_the_block_of_centres():
     """Settling makes the words' centres dense a block at a time: a block smaller than one centre, a few centres,
-    or all of them give exactly the sparse product's cosines."""
+    or all of them give exactly the sparse product."""
     from scipy import sparse
     from sklearn.preprocessing import normalize
 
-    from topic_explorer.pipeline.fit.clusters import _cosines
+    from topic_explorer.pipeline.fit.clusters import _products
 
     rng = np.random.default_rng(5)
     words = normalize(sparse.random(60, 500, density=0.05, format="csr", random_state=5, dtype=np.float32))
@@ -298,7 +298,7 @@ def test_the_words_cosines_are_the_same_whatever_the_block_of_centres():
     expected = (words @ centres.T).toarray()
     one_row_mb = 8 * 500 / 2**20
     for block_mb in (one_row_mb / 2, 3 * one_row_mb, 1000.0):
-        np.testing.assert_array_equal(_cosines(words, centres, block_mb=block_mb), expected)
+        np.testing.assert_array_equal(_products(words, centres, block_mb=block_mb), expected)
 
 
 def test_each_paper_goes_to_the_centre_nearest_by_meaning_and_words_weighed():
@@ -307,7 +307,7 @@ def test_each_paper_goes_to_the_centre_nearest_by_meaning_and_words_weighed():
     from scipy import sparse
     from sklearn.preprocessing import normalize
 
-    from topic_explorer.pipeline.fit.clusters import SETTLE_WORDS_WEIGHT, nearest_centres
+    from topic_explorer.pipeline.fit.clusters import SETTLE_WORDS_WEIGHT, WordCentres, nearest_centres
 
     rng = np.random.default_rng(11)
     units = normalize(rng.normal(size=(300, 16)).astype(np.float32))
@@ -319,7 +319,59 @@ def test_each_paper_goes_to_the_centre_nearest_by_meaning_and_words_weighed():
     lexical = (words @ normalize(word_centres).T).astype(np.float64)
     expected = ((1 - SETTLE_WORDS_WEIGHT) * meaning + SETTLE_WORDS_WEIGHT * lexical).argmax(axis=1)
     assert (expected != meaning.argmax(axis=1)).sum() > 10  # the words decide some papers
-    np.testing.assert_array_equal(nearest_centres(units, labels, words), expected)
+    np.testing.assert_array_equal(nearest_centres(units, labels, WordCentres(words, labels)), expected)
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 10_000), moves=st.lists(st.floats(0.0, 0.5), min_size=1, max_size=6))
+def test_word_centres_that_follow_moved_papers_give_the_cosines_of_centres_summed_afresh(seed, moves):
+    """Settling keeps every paper's products with the words' centres and adds or takes the moved papers' rows
+    (steps moving few papers), or sums afresh (steps moving many): after any sequence of moves, among topics that
+    may empty, the cosines are those of the centres summed from scratch (to rounding)."""
+    from scipy import sparse
+    from sklearn.preprocessing import normalize
+
+    from topic_explorer.pipeline.fit import clusters
+
+    rng = np.random.default_rng(seed)
+    words = normalize(sparse.random(80, 300, density=0.05, format="csr", random_state=seed, dtype=np.float32))
+    labels = rng.integers(-1, 5, 80)
+    labels[:5] = np.arange(5)
+    centres = clusters.WordCentres(words, labels)
+    for share in moves:  # each step moves about `share` of the papers to topics they may empty
+        labels = labels.copy()
+        chosen = rng.random(80) < share
+        topics = np.unique(labels[labels >= 0])
+        labels[labels < 0] = rng.choice(topics, (labels < 0).sum())
+        labels[chosen] = rng.choice(topics[: max(1, len(topics) - 1)], chosen.sum())
+        centres.follow(labels)
+        topics = np.unique(labels)
+        np.testing.assert_allclose(
+            centres.cosines(topics), clusters.WordCentres(words, labels).cosines(topics), rtol=1e-12, atol=1e-12
+        )
+
+
+def test_settling_by_moved_papers_gives_the_topics_of_settling_afresh(monkeypatch):
+    """The same settled topics whether every step sums the words' centres afresh or only steps moving many papers
+    do: the update by moved papers changes the cost, not the topics."""
+    from scipy import sparse
+    from sklearn.preprocessing import normalize
+
+    from topic_explorer.pipeline.fit import clusters
+
+    rng = np.random.default_rng(4)
+    vectors = groups_of(rng, np.eye(32)[:4], 60, 0.6)
+    words = normalize(sparse.random(240, 500, density=0.03, format="csr", random_state=4, dtype=np.float32))
+    start = rng.integers(0, 4, 240)
+    follows = []
+    follow = clusters.WordCentres.follow
+    monkeypatch.setattr(clusters.WordCentres, "follow", lambda self, labels: follows.append(
+        (labels != self.labels).mean()) or follow(self, labels))  # fmt: skip
+    monkeypatch.setattr(clusters, "SETTLE_DELTA_SHARE", 1.0)  # every step by moved papers
+    by_moves = clusters.settle(vectors, start, words)
+    assert len(follows) > 2 and max(follows) > 0.0
+    monkeypatch.setattr(clusters, "SETTLE_DELTA_SHARE", -1.0)  # every step afresh
+    assert clusters.settle(vectors, start, words).tolist() == by_moves.tolist()
 
 
 def test_the_views_network_holds_the_graph_s_edges_and_weights():
