@@ -79,15 +79,17 @@ def _render_similar(explorer: Explorer, row: int, shown: np.ndarray, stored: np.
     st.caption(f"The {len(near)} most similar papers (cosine similarity of their abstracts' embeddings)")
     topics = explorer.table_values["topic_label"]
     for rank, (other, score) in enumerate(zip(near.tolist(), scores.tolist(), strict=True)):
-        text, read_button, pick = st.columns([8, 1.2, 1.4], vertical_alignment="center")
         hidden = "" if shown[other] else "  · hidden by the filters"
-        text.text(f"{score:.2f}  {explorer.titles[other]}  ({topics[other]}){hidden}")
-        read_button.button("Read", key=f"similar-read-{rank}", on_click=read, args=(other,))
         why = "Selected already" if stored[other] else "The filters hide this paper: reset them to select it"
         off = bool(stored[other] or not shown[other])
-        if pick.button("Select", key=f"similar-select-{rank}", disabled=off, help=why if off else None):
-            session.add_to_selection([str(explorer.ids[other])])
-            st.rerun()  # the whole page: the map rings the paper and the counts change
+        # One row whose buttons keep their labels' width and the line takes the rest: in fixed-share columns a
+        # narrow page (the edit panel open) cut the buttons to "R…" and "Sel…".
+        with st.container(horizontal=True, vertical_alignment="center", wrap=False):
+            st.text(f"{score:.2f}  {explorer.titles[other]}  ({topics[other]}){hidden}", width="stretch")
+            st.button("Read", key=f"similar-read-{rank}", on_click=read, args=(other,))
+            if st.button("Select", key=f"similar-select-{rank}", disabled=off, help=why if off else None):
+                session.add_to_selection([str(explorer.ids[other])])
+                st.rerun()  # the whole page: the map rings the paper and the counts change
 
 
 def read(row: int) -> None:

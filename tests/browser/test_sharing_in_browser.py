@@ -6,6 +6,7 @@ Both servers listen on 0.0.0.0 (every address of the machine) and are reached th
 
 from __future__ import annotations
 
+import re
 import shutil
 import time
 from pathlib import Path
@@ -100,6 +101,28 @@ def test_a_read_only_server_shows_no_edit_controls_and_says_why(browser, read_on
     assert page.get_by_role("button", name="Undo last edit").count() == 0
     page.get_by_text("Editing is off").first.scroll_into_view_if_needed()
     page.screenshot(path=str(screens / "read-only-server.png"))
+    page.context.close()
+
+
+# Each similar paper's button label, and whether it is cut short: some box in the button narrower than its text
+CLIPPED_LABELS = """() => [...document.querySelectorAll('[class*="st-key-similar-"] button')].map(b => [
+    b.textContent.trim(), [b, ...b.querySelectorAll('*')].some(e => e.scrollWidth > e.clientWidth)
+])"""
+
+
+def test_the_similar_papers_buttons_keep_their_labels_beside_the_edit_panel(browser, editable, screens):
+    # With --allow-edits the edit panel takes a column of the page, and the reader's list of similar papers is
+    # narrower: its "Read" and "Select" still read as words, not "R…" and "Sel…".
+    url, _ = editable
+    page = open_page(browser, url)
+    page.get_by_text("Edit topics (saved with the build)").click()
+    expect(page.get_by_label("New name")).to_be_visible()  # the edit panel is open
+    page.get_by_text(re.compile(r"most similar papers")).scroll_into_view_if_needed()
+    labels = page.evaluate(CLIPPED_LABELS)
+    assert sorted({text for text, _ in labels}) == ["Read", "Select"]
+    assert len(labels) == 20  # ten similar papers, two buttons each
+    assert [text for text, clipped in labels if clipped] == []
+    page.screenshot(path=str(screens / "similar-papers-beside-edit-panel.png"))
     page.context.close()
 
 
