@@ -18,8 +18,9 @@ from scipy import sparse
 
 from topic_explorer.pipeline.buildfolder.model import TopicModel, assign
 from topic_explorer.pipeline.errors import UserError
-from topic_explorer.pipeline.fit.clusters import SMALL_CORPUS, TopicParameters, find_clusters, settle, topic_count
+from topic_explorer.pipeline.fit.clusters import SMALL_CORPUS, TopicParameters, find_clusters, topic_count
 from topic_explorer.pipeline.fit.reduce import Neighbours, nearest_neighbours, neighbour_graph
+from topic_explorer.pipeline.fit.settle import settle
 from topic_explorer.pipeline.timing import StageTimer
 
 

@@ -257,7 +257,7 @@ def test_settled_topics_are_where_add_would_put_each_paper():
 
 
 def test_settling_moves_a_paper_drawn_into_the_wrong_topic_and_numbers_topics_by_first_paper():
-    from topic_explorer.pipeline.fit.clusters import settle
+    from topic_explorer.pipeline.fit.settle import settle
 
     rng = np.random.default_rng(2)
     vectors = groups_of(rng, np.eye(32)[:2], 50, 0.05)
@@ -271,7 +271,7 @@ def test_settling_weighs_the_words_beside_the_meanings():
     the wrong side: their words bring them back, where the meanings alone cannot tell the sides apart."""
     from scipy import sparse
 
-    from topic_explorer.pipeline.fit.clusters import settle
+    from topic_explorer.pipeline.fit.settle import settle
 
     rng = np.random.default_rng(4)
     vectors = groups_of(rng, [np.eye(32)[0]], 100, 0.5)
@@ -290,7 +290,7 @@ def test_the_words_products_are_the_same_whatever_the_block_of_centres():
     from scipy import sparse
     from sklearn.preprocessing import normalize
 
-    from topic_explorer.pipeline.fit.clusters import _products
+    from topic_explorer.pipeline.fit.settle import _products
 
     rng = np.random.default_rng(5)
     words = normalize(sparse.random(60, 500, density=0.05, format="csr", random_state=5, dtype=np.float32))
@@ -307,7 +307,7 @@ def test_each_paper_goes_to_the_centre_nearest_by_meaning_and_words_weighed():
     from scipy import sparse
     from sklearn.preprocessing import normalize
 
-    from topic_explorer.pipeline.fit.clusters import SETTLE_WORDS_WEIGHT, WordCentres, nearest_centres
+    from topic_explorer.pipeline.fit.settle import SETTLE_WORDS_WEIGHT, WordCentres, nearest_centres
 
     rng = np.random.default_rng(11)
     units = normalize(rng.normal(size=(300, 16)).astype(np.float32))
@@ -331,13 +331,13 @@ def test_word_centres_that_follow_moved_papers_give_the_cosines_of_centres_summe
     from scipy import sparse
     from sklearn.preprocessing import normalize
 
-    from topic_explorer.pipeline.fit import clusters
+    from topic_explorer.pipeline.fit import settle as settling
 
     rng = np.random.default_rng(seed)
     words = normalize(sparse.random(80, 300, density=0.05, format="csr", random_state=seed, dtype=np.float32))
     labels = rng.integers(-1, 5, 80)
     labels[:5] = np.arange(5)
-    centres = clusters.WordCentres(words, labels)
+    centres = settling.WordCentres(words, labels)
     for share in moves:  # each step moves about `share` of the papers to topics they may empty
         labels = labels.copy()
         chosen = rng.random(80) < share
@@ -347,7 +347,7 @@ def test_word_centres_that_follow_moved_papers_give_the_cosines_of_centres_summe
         centres.follow(labels)
         topics = np.unique(labels)
         np.testing.assert_allclose(
-            centres.cosines(topics), clusters.WordCentres(words, labels).cosines(topics), rtol=1e-12, atol=1e-12
+            centres.cosines(topics), settling.WordCentres(words, labels).cosines(topics), rtol=1e-12, atol=1e-12
         )
 
 
@@ -357,21 +357,21 @@ def test_settling_by_moved_papers_gives_the_topics_of_settling_afresh(monkeypatc
     from scipy import sparse
     from sklearn.preprocessing import normalize
 
-    from topic_explorer.pipeline.fit import clusters
+    from topic_explorer.pipeline.fit import settle as settling
 
     rng = np.random.default_rng(4)
     vectors = groups_of(rng, np.eye(32)[:4], 60, 0.6)
     words = normalize(sparse.random(240, 500, density=0.03, format="csr", random_state=4, dtype=np.float32))
     start = rng.integers(0, 4, 240)
     follows = []
-    follow = clusters.WordCentres.follow
-    monkeypatch.setattr(clusters.WordCentres, "follow", lambda self, labels: follows.append(
+    follow = settling.WordCentres.follow
+    monkeypatch.setattr(settling.WordCentres, "follow", lambda self, labels: follows.append(
         (labels != self.labels).mean()) or follow(self, labels))  # fmt: skip
-    monkeypatch.setattr(clusters, "SETTLE_DELTA_SHARE", 1.0)  # every step by moved papers
-    by_moves = clusters.settle(vectors, start, words)
+    monkeypatch.setattr(settling, "SETTLE_DELTA_SHARE", 1.0)  # every step by moved papers
+    by_moves = settling.settle(vectors, start, words)
     assert len(follows) > 2 and max(follows) > 0.0
-    monkeypatch.setattr(clusters, "SETTLE_DELTA_SHARE", -1.0)  # every step afresh
-    assert clusters.settle(vectors, start, words).tolist() == by_moves.tolist()
+    monkeypatch.setattr(settling, "SETTLE_DELTA_SHARE", -1.0)  # every step afresh
+    assert settling.settle(vectors, start, words).tolist() == by_moves.tolist()
 
 
 def test_the_views_network_holds_the_graph_s_edges_and_weights():
@@ -392,24 +392,24 @@ def test_the_views_network_holds_the_graph_s_edges_and_weights():
 
 
 def test_rows_are_made_unit_as_sklearn_makes_them_bit_for_bit():
-    """`_unit_rows` stands in for sklearn's `normalize` so that the view workers need not import sklearn: the same
+    """`unit_rows` stands in for sklearn's `normalize` so that the view workers need not import sklearn: the same
     bits for dense float32 and float64 rows and sparse ones, with a row of zeros and a near-zero row among them."""
     from scipy import sparse
     from sklearn.preprocessing import normalize
 
-    from topic_explorer.pipeline.fit.clusters import _unit_rows
+    from topic_explorer.pipeline.fit.settle import unit_rows
 
     rng = np.random.default_rng(13)
     dense = rng.normal(size=(200, 24))
     dense[3], dense[4] = 0.0, 1e-20
     for rows in (dense, dense.astype(np.float32)):
-        np.testing.assert_array_equal(_unit_rows(rows), normalize(rows))
-        assert _unit_rows(rows).dtype == rows.dtype
+        np.testing.assert_array_equal(unit_rows(rows), normalize(rows))
+        assert unit_rows(rows).dtype == rows.dtype
     for dtype in (np.float64, np.float32):
         rows = sparse.random(200, 3000, density=0.02, format="csr", random_state=13, dtype=dtype) * 7.0
         rows = sparse.csr_matrix(rows.multiply(np.arange(200)[:, None] != 5))  # row 5 empty
         expected = normalize(rows)
-        made = _unit_rows(rows.copy())
+        made = unit_rows(rows.copy())
         assert made.data.dtype == dtype
         np.testing.assert_array_equal(made.toarray(), expected.toarray())
 
