@@ -2,11 +2,12 @@
 
     python benchmarks/quality_scorecard.py --cache-dir /work/embcache
     python benchmarks/quality_scorecard.py --corpora arxiv-a --embedder tfidf
+    python benchmarks/quality_scorecard.py --sides ours --subsets 6 --cache-dir /work/embcache
 
 For each shared corpus (from ../shared/data, skipped with a message when absent) the topics are fitted on the
 same vectors three times each, by our pipeline (`fit_topics` and `topic_hierarchy`, default settings) and by
 stock BERTopic (default UMAP + HDBSCAN, English stop words, seed 0): on every paper, and on two random 90%
-subsets. Printed per corpus, one row per side:
+subsets (`--subsets N` for more). Printed per corpus, one row per side:
 
 - NMI / AMI of the finest topics against each label set (stock BERTopic's outliers count as one topic);
 - tree: dendrogram purity (Heller & Ghahramani 2005: for every pair of papers with the same label, the share of
@@ -14,7 +15,9 @@ subsets. Printed per corpus, one row per side:
   over the tree's levels; beside it BERTopic's `hierarchical_topics` over *our* finest topics, cut to the same
   group counts ("ward"); AMI of the level whose group count is nearest the coarse labels' count; and the map
   share: papers whose 10 nearest map neighbours are mostly in their own group, at the broadest level;
-- stability: ARI on shared papers between the whole and each 90% subset, and between the two subsets;
+- stability: ARI on shared papers between the whole and each 90% subset, and between the two subsets; with
+  `--subsets N` (N > 2), also the mean and the lowest over N subsets and every pair of them, since one pair's ARI
+  moves by a few hundredths with any change to the clustering;
 - the biggest topic's share, the topic count, and the fit's seconds (everything after embedding but the map).
 
 Embeddings come from the embedding cache (`--cache-dir`): fill it once with a build of each corpus, or let this
@@ -42,7 +45,7 @@ import pandas as pd
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 SUBSET = 0.9  # share of the papers in each resampled build
-SUBSET_SEEDS = (1, 2)
+SUBSETS = 2  # random 90% subsets per corpus (seeds 1, 2, ...): the first two are the "a" and "b" figures
 MAP_NEIGHBOURS = 10
 TERMS_CACHE: Path | None = None  # where keyword candidates' vectors are kept between fits (main sets it)
 
@@ -79,7 +82,10 @@ def main() -> int:
     parser.add_argument("--cache-dir", type=Path, help="embedding cache (default: the tool's)")
     parser.add_argument("--sides", nargs="+", default=["ours", "stock"], choices=("ours", "stock"))
     parser.add_argument("--json", type=Path, help="also write the figures here")
+    parser.add_argument("--subsets", type=int, default=SUBSETS, help="random 90%% subsets per corpus (at least 2)")
     args = parser.parse_args()
+    if args.subsets < 2:
+        parser.error("--subsets needs at least 2: the figures compare two subsets")
     logging.basicConfig(level=logging.WARNING)
     global TERMS_CACHE
     TERMS_CACHE = args.cache_dir
@@ -90,7 +96,7 @@ def main() -> int:
             print(f"skipping {name}: {DATA / CORPORA[name].file} not found", file=sys.stderr)
             continue
         vectors = embed(papers["abstract"].tolist(), args.embedder, args.cache_dir)
-        results[name] = {side: score(side, papers, vectors, CORPORA[name]) for side in args.sides}
+        results[name] = {side: score(side, papers, vectors, CORPORA[name], args.subsets) for side in args.sides}
         print(table(name, CORPORA[name], results[name], len(papers)), flush=True)
         if args.json:
             args.json.write_text(json.dumps(results, indent=2))
@@ -127,7 +133,7 @@ def embed(texts: list[str], embedder_name: str, cache_dir: Path | None) -> np.nd
     return embed_all(texts, embedder, EmbeddingCache(cache_dir or default_cache_dir(), embedder.name), progress=True)
 
 
-def score(side: str, papers: pd.DataFrame, vectors: np.ndarray, corpus: Corpus) -> dict:
+def score(side: str, papers: pd.DataFrame, vectors: np.ndarray, corpus: Corpus, subsets: int = SUBSETS) -> dict:
     texts = papers["abstract"].tolist()
     n = len(texts)
     started = time.perf_counter()
@@ -159,7 +165,7 @@ def score(side: str, papers: pd.DataFrame, vectors: np.ndarray, corpus: Corpus) 
         sizes = np.unique(broadest[broadest >= 0], return_counts=True)[1]
         result[f"{tree_name}_broadest_shares"] = sorted((round(float(size / n), 3) for size in sizes), reverse=True)
         result[f"{tree_name}_map_share"] = map_share(xy, broadest)
-    result.update(stability(side, vectors, texts, topics))
+    result.update(stability(side, vectors, texts, topics, subsets))
     return result
 
 
@@ -312,25 +318,36 @@ def map_share(xy: np.ndarray, groups: np.ndarray) -> float:
     return round(float((own > 0.5).mean()), 3)
 
 
-def stability(side: str, vectors: np.ndarray, texts: list[str], whole: np.ndarray) -> dict:
-    """ARI on shared papers: the whole against each 90% subset, and the two subsets against each other."""
+def stability(side: str, vectors: np.ndarray, texts: list[str], whole: np.ndarray, subsets: int = SUBSETS) -> dict:
+    """ARI on shared papers: the whole against each 90% subset, and the subsets against each other (the first two
+    as "a" and "b"; with more, the mean and the lowest over every subset and every pair)."""
+    from itertools import combinations
+
     from sklearn.metrics import adjusted_rand_score
 
     fit = fit_ours if side == "ours" else fit_stock
     n = len(texts)
-    subsets = []
-    for seed in SUBSET_SEEDS:
+    found = []
+    for seed in range(1, subsets + 1):
         rows = np.sort(np.random.default_rng(seed).choice(n, int(SUBSET * n), replace=False))
-        found = np.full(n, -2, dtype=np.int64)  # -2: not in this subset
-        found[rows] = fit(vectors[rows], [texts[i] for i in rows], tree=False)["topics"]
-        subsets.append(found)
+        topics = np.full(n, -2, dtype=np.int64)  # -2: not in this subset
+        topics[rows] = fit(vectors[rows], [texts[i] for i in rows], tree=False)["topics"]
+        found.append(topics)
 
     def ari(a: np.ndarray, b: np.ndarray) -> float:
         shared = (a != -2) & (b != -2)
         return round(float(adjusted_rand_score(a[shared], b[shared])), 3)
 
-    first, second = subsets
-    return {"ari_whole_a": ari(whole, first), "ari_whole_b": ari(whole, second), "ari_a_b": ari(first, second)}
+    result = {"ari_whole_a": ari(whole, found[0]), "ari_whole_b": ari(whole, found[1]), "ari_a_b": ari(*found[:2])}
+    if subsets > 2:
+        wholes = [ari(whole, topics) for topics in found]
+        pairs = [ari(a, b) for a, b in combinations(found, 2)]
+        result |= {
+            f"ari_whole_{subsets}_mean": round(float(np.mean(wholes)), 3), f"ari_whole_{subsets}_lowest": min(wholes),
+            f"ari_pairs_{subsets}_mean": round(float(np.mean(pairs)), 3), f"ari_pairs_{subsets}_lowest": min(pairs),
+            f"ari_pairs_{subsets}_all": pairs,
+        }  # fmt: skip
+    return result
 
 
 def table(name: str, corpus: Corpus, sides: dict, n: int) -> str:
