@@ -26,7 +26,7 @@ def settle(vectors: np.ndarray, labels: np.ndarray, words=None, steps: int = SET
     meanings alone 20 Newsgroups lost 0.03 NMI (docs/benchmarks.md). The graph's topics are kept when settling
     would give a topic more than `MAX_TOPIC_SHARE` of a corpus of `SPLIT_FROM` papers or more.
     """
-    units = unit_rows(vectors)
+    units = _unit_rows(vectors)
     word_centres = None if words is None else WordCentres(words, labels)
     settled = labels
     for _ in range(steps):
@@ -45,11 +45,7 @@ def nearest_centres(units: np.ndarray, labels: np.ndarray, word_centres: WordCen
     """Each paper's nearest topic centre (labels >= 0): cosine over the unit vectors, or, with `word_centres`
     (following `labels`), that and the cosine over the words weighed `SETTLE_WORDS_WEIGHT`."""
     topics = np.unique(labels[labels >= 0])
-    rows = np.flatnonzero(labels >= 0)
-    members = sparse.csr_matrix(
-        (np.ones(len(rows)), (np.searchsorted(topics, labels[rows]), rows)), shape=(len(topics), len(labels))
-    )
-    similarity = units @ unit_rows(members @ units).T
+    similarity = units @ _unit_rows(_membership(topics, np.flatnonzero(labels >= 0), labels) @ units).T
     if word_centres is not None:  # the same sums in place (float64): a paper-by-topic array is 20 MiB at 45,000 papers
         cosines = word_centres.cosines(topics)
         cosines *= SETTLE_WORDS_WEIGHT
@@ -79,16 +75,9 @@ class WordCentres:
     def _sum(self, labels: np.ndarray) -> None:
         self.labels = labels
         self.topics = np.unique(labels[labels >= 0])
-        sums = self._indicator(np.flatnonzero(labels >= 0), labels) @ self.words
+        sums = _membership(self.topics, np.flatnonzero(labels >= 0), labels) @ self.words
         self.dots = _products(self.words, sums)
         self.squares = _squares(sums)
-
-    def _indicator(self, papers: np.ndarray, labels: np.ndarray) -> sparse.csr_matrix:
-        """A topic-by-paper matrix: 1 at each of `papers` in its topic's row (`labels`)."""
-        return sparse.csr_matrix(
-            (np.ones(len(papers)), (np.searchsorted(self.topics, labels[papers]), papers)),
-            shape=(len(self.topics), len(labels)),
-        )
 
     def follow(self, labels: np.ndarray) -> None:
         """The centres of `labels`, whose topics are among the ones these centres were summed for."""
@@ -97,7 +86,7 @@ class WordCentres:
             self._sum(labels)
             return
         left = moved[self.labels[moved] >= 0]
-        change = self._indicator(moved, labels) - self._indicator(left, self.labels)
+        change = _membership(self.topics, moved, labels) - _membership(self.topics, left, self.labels)
         changed = np.unique(change.nonzero()[0])
         change = change[changed]
         delta = change @ self.words
@@ -114,12 +103,20 @@ class WordCentres:
         return self.dots[:, columns] / norms
 
 
+def _membership(topics: np.ndarray, papers: np.ndarray, labels: np.ndarray) -> sparse.csr_matrix:
+    """A topic-by-paper matrix: 1 at each of `papers` in the row of its topic (`labels`) among `topics` (sorted); its
+    product with the papers' rows sums each topic's centre."""
+    return sparse.csr_matrix(
+        (np.ones(len(papers)), (np.searchsorted(topics, labels[papers]), papers)), shape=(len(topics), len(labels))
+    )
+
+
 def _squares(rows: sparse.csr_matrix) -> np.ndarray:
     """Each sparse row's squared length."""
     return np.asarray(rows.multiply(rows).sum(axis=1)).ravel()
 
 
-def unit_rows(rows):
+def _unit_rows(rows):
     """Each row scaled to length 1 as sklearn's `normalize` scales it, bit for bit: a dense array's in a copy, a
     sparse matrix's in place (a row of zeros stays as it is). Not sklearn's own because importing sklearn brings
     pandas and scipy.stats with it: about 65 MiB of each view worker's own memory, for this one function."""

@@ -369,7 +369,8 @@ def test_settling_by_moved_papers_gives_the_topics_of_settling_afresh(monkeypatc
         (labels != self.labels).mean()) or follow(self, labels))  # fmt: skip
     monkeypatch.setattr(settling, "SETTLE_DELTA_SHARE", 1.0)  # every step by moved papers
     by_moves = settling.settle(vectors, start, words)
-    assert len(follows) > 2 and max(follows) > 0.0
+    assert len(follows) > 2  # several steps followed the moved papers ...
+    assert max(follows) > 0.0  # ... and some moved any
     monkeypatch.setattr(settling, "SETTLE_DELTA_SHARE", -1.0)  # every step afresh
     assert settling.settle(vectors, start, words).tolist() == by_moves.tolist()
 
@@ -392,24 +393,24 @@ def test_the_views_network_holds_the_graph_s_edges_and_weights():
 
 
 def test_rows_are_made_unit_as_sklearn_makes_them_bit_for_bit():
-    """`unit_rows` stands in for sklearn's `normalize` so that the view workers need not import sklearn: the same
+    """`_unit_rows` stands in for sklearn's `normalize` so that the view workers need not import sklearn: the same
     bits for dense float32 and float64 rows and sparse ones, with a row of zeros and a near-zero row among them."""
     from scipy import sparse
     from sklearn.preprocessing import normalize
 
-    from topic_explorer.pipeline.fit.settle import unit_rows
+    from topic_explorer.pipeline.fit.settle import _unit_rows
 
     rng = np.random.default_rng(13)
     dense = rng.normal(size=(200, 24))
     dense[3], dense[4] = 0.0, 1e-20
     for rows in (dense, dense.astype(np.float32)):
-        np.testing.assert_array_equal(unit_rows(rows), normalize(rows))
-        assert unit_rows(rows).dtype == rows.dtype
+        np.testing.assert_array_equal(_unit_rows(rows), normalize(rows))
+        assert _unit_rows(rows).dtype == rows.dtype
     for dtype in (np.float64, np.float32):
         rows = sparse.random(200, 3000, density=0.02, format="csr", random_state=13, dtype=dtype) * 7.0
         rows = sparse.csr_matrix(rows.multiply(np.arange(200)[:, None] != 5))  # row 5 empty
         expected = normalize(rows)
-        made = unit_rows(rows.copy())
+        made = _unit_rows(rows.copy())
         assert made.data.dtype == dtype
         np.testing.assert_array_equal(made.toarray(), expected.toarray())
 
