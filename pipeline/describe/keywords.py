@@ -77,7 +77,9 @@ def topic_terms(
     terms = sorted({term for pool in (candidates, naming) for pairs in pool.values() for term, _ in pairs})
     term_vectors = dict(zip(terms, embed_terms(terms), strict=True)) if terms else {}
 
-    def ranked(pairs: list[tuple[str, float]], centre: np.ndarray | None, power: float) -> list[tuple[str, float]]:
+    def ranked(
+        pairs: list[tuple[str, float]], centre: np.ndarray | None, power: float, fragments: bool
+    ) -> list[tuple[str, float]]:
         if not pairs:
             return []
         top = max(weight for _, weight in pairs)
@@ -85,12 +87,15 @@ def topic_terms(
             (1.0 if centre is None else max(float(term_vectors[term] @ centre), 0.0)) * (weight / top) ** power
             for term, weight in pairs
         ]
-        return _drop_repeats(sorted(zip([t for t, _ in pairs], scores, strict=True), key=lambda p: -p[1]))
+        return _drop_repeats(sorted(zip([t for t, _ in pairs], scores, strict=True), key=lambda p: -p[1]), fragments)
 
     return {
         topic: TopicTerms(
-            keywords=ranked(pairs, centres.get(topic), KEYWORD_POWER)[:top_n],
-            naming=ranked(naming[topic], centres.get(topic), NAMING_POWER)[:LABEL_POOL],
+            keywords=ranked(pairs, centres.get(topic), KEYWORD_POWER, fragments=True)[:top_n],
+            # a naming phrase stays beside a longer one holding it: that is often one group's ("dexterous
+            # manipulation tasks", 8 papers, beside "dexterous manipulation", 23); `_completed` has already replaced
+            # each phrase its papers mostly write longer, and labels prefer a longer name that scores nearly as well
+            naming=ranked(naming[topic], centres.get(topic), NAMING_POWER, fragments=False)[:LABEL_POOL],
         )
         for topic, pairs in candidates.items()
     }
@@ -161,18 +166,22 @@ def _ctfidf_candidates(counts: TermCounts, weights: sparse.spmatrix, count: int)
     return result
 
 
-def _drop_repeats(ranked: list[tuple[str, float]]) -> list[tuple[str, float]]:
-    """Drop phrase fragments and plural twins, which repeat a better-ranked keyword.
+def _drop_repeats(ranked: list[tuple[str, float]], fragments: bool) -> list[tuple[str, float]]:
+    """Drop plural twins and, with `fragments`, phrase fragments, which repeat a better-ranked keyword.
 
     A phrase goes when a longer phrase containing it scores nearly as well ("bayesian neural"
     beside "bayesian neural networks"); single words stay, since papers share them most.
     """
     kept, singulars = [], set()
     for term, weight in ranked:
-        fragment = " " in term and any(
-            f" {term} " in f" {longer} " and longer_weight >= LONGER_TERM_WINS * weight
-            for longer, longer_weight in ranked
-            if len(longer) > len(term)
+        fragment = (
+            fragments
+            and " " in term
+            and any(
+                f" {term} " in f" {longer} " and longer_weight >= LONGER_TERM_WINS * weight
+                for longer, longer_weight in ranked
+                if len(longer) > len(term)
+            )
         )
         singular = _singular(term)
         if not fragment and singular not in singulars:

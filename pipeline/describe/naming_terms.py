@@ -25,6 +25,8 @@ LONGER_USE = 0.6  # ... and a longer phrase holding it that this share of its us
 STANDS_ALONE = 0.8  # a defining word this share of whose users are the topic's is the field's own name ("Galaxies")
 COVER_SHARE = 0.5  # ... otherwise a phrase this share of the word's users in the topic write names it first
 MIN_COMPLETION_PAPERS = 2  # ... and at least this many (or all the topic's papers): one paper's phrase names no topic
+COMPLETION_REACH = 0.05  # ... and at least this share of the topic's papers: "Cultural differences", 2 of 53, names
+# no topic (at 0.03 it stayed; 0.08 lost "Stock trading" and others: docs/label-audit.md)
 
 
 def generic_terms(counts: TermCounts) -> frozenset[str]:
@@ -42,9 +44,10 @@ def named_terms(
     dropped, a phrase is kept.
 
     A fragment, read from the counts rather than from word lists:
-    - a single word that does not define its topic: fewer than `DEFINING_SHARE` of the papers using it are the
-      topic's, or fewer than `DEFINING_REACH` of the topic's papers use it. "Time", "Data", "Features" are spread over
-      many topics; "Quantization" and "Federated" gather in one;
+    - a single word that does not define its topic: fewer than `DEFINING_SHARE` of the papers using it (or using any
+      of its inflections, `_stem`: "grasp", "grasps", "grasping") are the topic's, or fewer than `DEFINING_REACH` of
+      the topic's papers use it. "Time", "Data", "Features" are spread over many topics; "Quantization", "Federated"
+      and "Grasping" gather in one;
     - a phrase the corpus mostly (`BOUND_SHARE`) continues with another word ("low-rank" -> "low-rank adaptation").
     A phrase of two or more words inside an acronym's long form (`acronyms`, as the corpus defines them: "human
     feedback" and "reinforcement learning" in "reinforcement learning from human feedback", "low rank" in "low-rank
@@ -67,6 +70,11 @@ def named_terms(
         words = term.split()
         if len(words) > 1:
             continued[" ".join(words[:-1])] += int(uses[i])
+    inflected: dict[str, list[int]] = {}  # a word's stem -> its inflections among the terms
+    for term, i in index.items():
+        if " " not in term:
+            inflected.setdefault(_stem(term), []).append(i)
+    family = {i: kin for kin in inflected.values() for i in kin}
     result = {}
     for row, topic in enumerate(counts.topic_ids.tolist()):
         if topic not in naming:
@@ -74,6 +82,7 @@ def named_terms(
         start, stop = papers.indptr[row], papers.indptr[row + 1]
         here = dict(zip(papers.indices[start:stop].tolist(), papers.data[start:stop].tolist(), strict=True))
         written = counts.counts[row]
+        least = max(min(MIN_COMPLETION_PAPERS, counts.sizes[row]), COMPLETION_REACH * counts.sizes[row])
         kept: dict[str, float] = {}
         for term, score in naming[topic]:
             i = index.get(term)
@@ -81,8 +90,12 @@ def named_terms(
                 kept.setdefault(term, score)
                 continue
             single = " " not in term
+            kin = family.get(i, [i])
             spread = single and (
-                here.get(i, 0) < DEFINING_SHARE * corpus_papers[i]
+                (
+                    here.get(i, 0) < DEFINING_SHARE * corpus_papers[i]
+                    and sum(here.get(j, 0) for j in kin) < DEFINING_SHARE * corpus_papers[kin].sum()
+                )
                 or here.get(i, 0) < DEFINING_REACH * counts.sizes[row]
             )
             bound = not single and uses[i] >= MIN_BOUND_USES and continued[term] >= BOUND_SHARE * uses[i]
@@ -91,7 +104,7 @@ def named_terms(
                 kept.setdefault(counts.terms[acronym], score)
             elif not (spread or bound):
                 kept.setdefault(term, score)
-            elif phrase := _completion(term, i, here, counts, min(MIN_COMPLETION_PAPERS, counts.sizes[row])):
+            elif phrase := _completion(term, i, here, counts, least):
                 kept.setdefault(phrase, score)
             elif bound:  # a phrase its papers never complete together still says more than the next term ("Low-rank")
                 kept.setdefault(term, score)
@@ -190,10 +203,11 @@ def _paired(
     return list(result.items())
 
 
-def _completion(term: str, i: int, here: dict[int, int], counts: TermCounts, least: int) -> str | None:
+def _completion(term: str, i: int, here: dict[int, int], counts: TermCounts, least: float) -> str | None:
     """The longer phrase holding `term` that most of the topic's papers write (`here`: term index -> the topic's papers
     using it), used by at least `least` of them and `COMPLETION_SHARE` of those using `term`; ties go to the shorter
-    phrase. None when there is none."""
+    phrase. None when there is none, or when two phrases neither of which holds the other both qualify: the papers
+    write the term in both ("vision-language models", "vision-language-action"), so it stands for neither."""
     inside, need = f" {term} ", max(least, COMPLETION_SHARE * here.get(i, 0))
     found = [
         (used, -len(counts.terms[j]), counts.terms[j])
@@ -203,5 +217,19 @@ def _completion(term: str, i: int, here: dict[int, int], counts: TermCounts, lea
     if not found:
         return None
     used, _, phrase = max(found)
+    if any(f" {phrase} " not in f" {t} " and f" {t} " not in f" {phrase} " for _, _, t in found):
+        return None
     longer = [(n, t) for n, _, t in found if f" {phrase} " in f" {t} " and t != phrase and n >= LONGER_USE * used]
     return max(longer)[1] if longer else phrase  # "resource languages" is written "low-resource languages"
+
+
+def _stem(word: str) -> str:
+    """A word without its inflection: 'grasps', 'grasping' -> 'grasp'; 'biases' -> 'bias'; 'images' -> 'image'."""
+    if word.endswith("ies") and len(word) > 5:
+        return word[:-3] + "y"
+    if word.endswith("es") and word[:-2].endswith(("s", "x", "ch", "sh")) and len(word) > 5:
+        return word[:-2]
+    for suffix in ("ing", "ed", "s"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 4 and not word.endswith(("ss", "us", "is")):
+            return word[: -len(suffix)]
+    return word

@@ -178,6 +178,35 @@ def test_a_phrase_the_corpus_continues_is_completed():
     assert named_terms(counts, {0: [("low rank", 0.9)]})[0] == [("low rank adaptation", 0.9)]
 
 
+def test_a_word_written_in_two_phrases_stands_for_neither():
+    two = ["Speculative decoding of drafts.", "Speculative decoding at scale.", "Greedy decoding.", "Greedy decoding."]
+    one = ["Speculative decoding verifies.", "Speculative decoding drafts.", "Drafts verify."]
+    brains = ["Decoding brain signals.", "Decoding neural activity.", "Decoding images.", "Decoding speech."]
+    counts = _counts([*two, *brains, "Decoding motion.", *one], [0] * 4 + [1] * 5 + [2] * 3)
+    named = named_terms(counts, {0: [("decoding", 1.0)], 2: [("decoding", 1.0)]})
+    assert named[2] == [("speculative decoding", 1.0)]  # "decoding" is as much the brain papers' word
+    assert not [term for term, _ in named[0] if " " in term]  # speculative and greedy: the topic writes both
+
+
+@pytest.mark.parametrize(("others", "completed"), [(30, True), (45, False)])
+def test_a_phrase_of_two_papers_completes_no_word_of_a_large_topic(others, completed):
+    topic = ["Speculative decoding of drafts.", "Speculative decoding at scale.", *["Decoding."] * 3]
+    topic += ["Bias in chatbots."] * others  # two papers of 35 (6%) may name it; two of 50 (4%) may not
+    counts = _counts([*topic, *["Decoding brain signals."] * 6], [0] * len(topic) + [1] * 6)
+    named = named_terms(counts, {0: [("decoding", 1.0)]})
+    assert (("speculative decoding", 1.0) in named[0]) == completed
+
+
+def test_a_word_whose_inflections_gather_in_its_topic_names_it():
+    robots = ["Robot grasping of cups.", "Grasping in clutter.", "Learning grasping.", "Stable grasps.", "Grasps."]
+    elsewhere = ["Grasping the theory.", "Grasping concepts.", "Grasping meaning.", "Grasping ideas."]
+    counts = _counts([*robots, "Multi-finger grasps.", *elsewhere], [0] * 6 + [1] * 4)
+    naming = {0: [("grasping", 1.0), ("suction cups", 0.5)]}
+    assert named_terms(counts, naming)[0][0] == ("grasping", 1.0)  # 6 of 10 grasp* papers
+    alone = _counts([*robots[:3], "Suction cups.", "Clutter.", "Arms.", *elsewhere], [0] * 6 + [1] * 4)
+    assert named_terms(alone, naming)[0] == [("suction cups", 0.5)]  # 3 of 7 "grasping" papers, no "grasps"
+
+
 def test_the_tail_of_an_acronym_s_long_form_gives_way_to_the_acronym():
     abstracts = ["RLHF aligns models with human feedback.", "RLHF from human feedback at scale.", "Robots walk."]
     counts = _counts(abstracts, [0, 0, 1])
@@ -288,6 +317,20 @@ def test_a_fragment_is_named_by_the_phrase_its_papers_write():
     assert "differential privacy" in naming
     assert "language models" not in naming
     assert "language" not in naming  # always written inside the longer phrase
+
+
+def test_a_naming_phrase_stays_beside_a_longer_one_of_a_few_of_its_papers():
+    abstracts = [
+        *["Dexterous manipulation with hands."] * 3,
+        *["Dexterous manipulation tasks: dexterous manipulation tasks, dexterous manipulation tasks."] * 2,
+        *["Robot walking."] * 3,
+    ]
+    topic_id = np.array([0] * 5 + [1] * 3)
+    counts = PaperTerms.count(abstracts).topic_counts(topic_id, np.array([0, 1]))
+    centres = {0: np.ones(4) / 2, 1: np.ones(4) / 2}
+    terms = topic_terms(counts, class_tfidf(counts), centres, lambda t: np.ones((len(t), 4)) / 2, top_n=10)
+    naming = [term for term, _ in terms[0].naming]
+    assert {"dexterous manipulation", "dexterous manipulation tasks"} <= set(naming)  # written by 5 papers, by 2
 
 
 def check_label_rules(labels: list[str]) -> None:
