@@ -40,9 +40,12 @@ from topic_explorer.pipeline.describe.topics import describe_topics
 
 # The words' cosine distance, times this, is added to the two trees' agreement (`theme_tree`): where the meanings'
 # and the words' trees disagree evenly, the words decide. Measured on the scorecard's four corpora (a scratch harness
-# over the same topics): 0.02-0.5 give the same trees but for a topic or two, every one at least as pure as
-# BERTopic's against every label set; 0.01 and less leave 20 Newsgroups' AMI 0.001 below BERTopic's.
-TREE_WORDS_WEIGHT = 0.2
+# over the same topics): on the topics of a 15-neighbour graph 0.02-0.5 gave the same trees but for a topic or two,
+# 0.01 and less left 20 Newsgroups' AMI 0.001 below BERTopic's; on the topics of the 30-neighbour graph
+# (`clusters.CLUSTER_NEIGHBORS`) 0.2 and more put 20 Newsgroups' first split across its supercategories (coarse
+# purity 0.052-0.061 under BERTopic's), 0.1 did not (0.015 over it); both graphs' trees at 0.1 are in
+# docs/benchmarks.md.
+TREE_WORDS_WEIGHT = 0.1
 LEVEL_SHRINK = 2.0  # each coarser level has about this many times fewer groups
 MIN_GROUPS = 2  # a level of one group says nothing
 KEYWORDS_PER_GROUP = 10

@@ -88,7 +88,7 @@ def fit_topics(
     results = results or ResultCache(None)
     params = choose_parameters(len(vectors), settings)
     with timer.stage("reduce"):
-        k = params.graph_neighbors + 1
+        k = max(params.graph_neighbors, params.map_neighbors) + 1  # the map's neighbours are the first of them
         neighbours = remembered.neighbours(results, vectors, k, lambda: nearest_neighbours(vectors, k))
     match = match_named_topics(
         settings.named_topics, abstracts, vectors, embed, threshold=settings.named_topic_threshold

@@ -134,7 +134,7 @@ def run_build(
         )
     log.info("Drawing the map ...")
     with timer.stage("layout"):
-        n_neighbors = fit.parameters.graph_neighbors
+        n_neighbors = fit.parameters.map_neighbors
         xy = remembered_map(results, vectors, fit.neighbours, seed=settings.seed, n_neighbors=n_neighbors)
     fitted = Fitted(embedder, fit.model, MapLayout(vectors, xy), settings.keep_outliers)
     fixed = Fixed(sample, fit.topic_id, fit.fits_poorly, xy, vectors)

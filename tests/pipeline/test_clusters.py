@@ -37,7 +37,8 @@ def test_topic_counts_and_smallest_topics_scale_with_corpus_size():
     assert [topic_count(n) for n in (38, 1000, 5000, 19308, 100_000)] == [11, 24, 36, 49, 73]
     small, large = choose_parameters(38, BuildSettings()), choose_parameters(20000, BuildSettings())
     assert (small.graph_neighbors, small.components, small.min_topic_size) == (5, 5, 2)
-    assert (large.graph_neighbors, large.components, large.min_topic_size) == (15, 10, 35)
+    assert (large.graph_neighbors, large.components, large.min_topic_size) == (30, 10, 35)
+    assert (small.map_neighbors, large.map_neighbors) == (5, 15)  # the map keeps its own neighbours
     assert choose_parameters(20000, BuildSettings(min_topic_size=50)).min_topic_size == 50
 
 
