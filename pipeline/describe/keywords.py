@@ -87,7 +87,9 @@ def topic_terms(
             (1.0 if centre is None else max(float(term_vectors[term] @ centre), 0.0)) * (weight / top) ** power
             for term, weight in pairs
         ]
-        return _drop_repeats(sorted(zip([t for t, _ in pairs], scores, strict=True), key=lambda p: -p[1]), fragments)
+        return _drop_repeats(
+            sorted(zip([t for t, _ in pairs], scores, strict=True), key=lambda p: -p[1]), fragments=fragments
+        )
 
     return {
         topic: TopicTerms(
@@ -166,7 +168,7 @@ def _ctfidf_candidates(counts: TermCounts, weights: sparse.spmatrix, count: int)
     return result
 
 
-def _drop_repeats(ranked: list[tuple[str, float]], fragments: bool) -> list[tuple[str, float]]:
+def _drop_repeats(ranked: list[tuple[str, float]], *, fragments: bool) -> list[tuple[str, float]]:
     """Drop plural twins and, with `fragments`, phrase fragments, which repeat a better-ranked keyword.
 
     A phrase goes when a longer phrase containing it scores nearly as well ("bayesian neural"

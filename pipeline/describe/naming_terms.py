@@ -44,10 +44,10 @@ def named_terms(
     dropped, a phrase is kept.
 
     A fragment, read from the counts rather than from word lists:
-    - a single word that does not define its topic: fewer than `DEFINING_SHARE` of the papers using it (or using any
-      of its inflections, `_stem`: "grasp", "grasps", "grasping") are the topic's, or fewer than `DEFINING_REACH` of
-      the topic's papers use it. "Time", "Data", "Features" are spread over many topics; "Quantization", "Federated"
-      and "Grasping" gather in one;
+    - a single word that does not define its topic: fewer than `DEFINING_SHARE` of the papers using it are the
+      topic's, nor of its inflections' users summed (`_stem`: "grasp", "grasps", "grasping"; a paper writing two
+      counts twice), or fewer than `DEFINING_REACH` of the topic's papers use it. "Time", "Data", "Features" are
+      spread over many topics; "Quantization", "Federated" and "Grasping" gather in one;
     - a phrase the corpus mostly (`BOUND_SHARE`) continues with another word ("low-rank" -> "low-rank adaptation").
     A phrase of two or more words inside an acronym's long form (`acronyms`, as the corpus defines them: "human
     feedback" and "reinforcement learning" in "reinforcement learning from human feedback", "low rank" in "low-rank
@@ -82,7 +82,8 @@ def named_terms(
         start, stop = papers.indptr[row], papers.indptr[row + 1]
         here = dict(zip(papers.indices[start:stop].tolist(), papers.data[start:stop].tolist(), strict=True))
         written = counts.counts[row]
-        least = max(min(MIN_COMPLETION_PAPERS, counts.sizes[row]), COMPLETION_REACH * counts.sizes[row])
+        two = min(MIN_COMPLETION_PAPERS, counts.sizes[row])  # two papers, or all of a smaller topic's
+        least = max(two, COMPLETION_REACH * counts.sizes[row])
         kept: dict[str, float] = {}
         for term, score in naming[topic]:
             i = index.get(term)
@@ -90,7 +91,7 @@ def named_terms(
                 kept.setdefault(term, score)
                 continue
             single = " " not in term
-            kin = family.get(i, [i])
+            kin = family[i] if single else [i]
             spread = single and (
                 (
                     here.get(i, 0) < DEFINING_SHARE * corpus_papers[i]
@@ -112,8 +113,7 @@ def named_terms(
         defining = {  # words most of whose users are the topic's, written by many of its papers (two at least)
             j
             for j, used in here.items()
-            if used >= DEFINING_SHARE * corpus_papers[j]
-            and used >= max(DEFINING_REACH * counts.sizes[row], min(MIN_COMPLETION_PAPERS, counts.sizes[row]))
+            if used >= DEFINING_SHARE * corpus_papers[j] and used >= max(DEFINING_REACH * counts.sizes[row], two)
         }
         words = {  # single words, not acronyms, that the corpus writes alone often enough to name a topic
             t
@@ -206,8 +206,9 @@ def _paired(
 def _completion(term: str, i: int, here: dict[int, int], counts: TermCounts, least: float) -> str | None:
     """The longer phrase holding `term` that most of the topic's papers write (`here`: term index -> the topic's papers
     using it), used by at least `least` of them and `COMPLETION_SHARE` of those using `term`; ties go to the shorter
-    phrase. None when there is none, or when two phrases neither of which holds the other both qualify: the papers
-    write the term in both ("vision-language models", "vision-language-action"), so it stands for neither."""
+    phrase. None when there is none, or when another qualifying phrase neither holds the most written one nor is held by
+    it: the papers write the term in both ("vision-language models", "vision-language-action"), so it stands for
+    neither."""
     inside, need = f" {term} ", max(least, COMPLETION_SHARE * here.get(i, 0))
     found = [
         (used, -len(counts.terms[j]), counts.terms[j])
@@ -224,12 +225,15 @@ def _completion(term: str, i: int, here: dict[int, int], counts: TermCounts, lea
 
 
 def _stem(word: str) -> str:
-    """A word without its inflection: 'grasps', 'grasping' -> 'grasp'; 'biases' -> 'bias'; 'images' -> 'image'."""
+    """A word without its inflection, its plural's first: 'grasps', 'grasping' -> 'grasp'; 'embeddings', 'embedding'
+    -> 'embedd'; 'biases', 'bias' -> 'bias' (a word of four letters keeps its 's': 'bias', 'news', 'LLMs')."""
     if word.endswith("ies") and len(word) > 5:
-        return word[:-3] + "y"
-    if word.endswith("es") and word[:-2].endswith(("s", "x", "ch", "sh")) and len(word) > 5:
-        return word[:-2]
-    for suffix in ("ing", "ed", "s"):
-        if word.endswith(suffix) and len(word) - len(suffix) >= 4 and not word.endswith(("ss", "us", "is")):
+        word = word[:-3] + "y"
+    elif word.endswith("es") and word[:-2].endswith(("s", "x", "ch", "sh")) and len(word) > 5:
+        word = word[:-2]
+    elif word.endswith("s") and len(word) > 4 and not word.endswith(("ss", "us", "is")):
+        word = word[:-1]
+    for suffix in ("ing", "ed"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 4:
             return word[: -len(suffix)]
     return word

@@ -50,9 +50,13 @@ def test_phrases_never_cross_punctuation_stop_words_or_numbers():
 
 def test_phrase_fragments_and_plural_twins_are_dropped_but_words_stay():
     ranked = [("bayesian neural", 1.0), ("bayesian", 0.9), ("bayesian neural networks", 0.8), ("posterior", 0.7)]
-    assert _drop_repeats(ranked, True) == [("bayesian", 0.9), ("bayesian neural networks", 0.8), ("posterior", 0.7)]
-    assert _drop_repeats(ranked, False) == [ranked[0], *ranked[1:]]  # naming terms keep their fragments
-    assert _drop_repeats([("memory", 0.7), ("memories", 0.6), ("robots", 0.5), ("robot", 0.4)], False) == [
+    assert _drop_repeats(ranked, fragments=True) == [
+        ("bayesian", 0.9),
+        ("bayesian neural networks", 0.8),
+        ("posterior", 0.7),
+    ]
+    assert _drop_repeats(ranked, fragments=False) == ranked  # naming terms keep their fragments
+    assert _drop_repeats([("memory", 0.7), ("memories", 0.6), ("robots", 0.5), ("robot", 0.4)], fragments=False) == [
         ("memory", 0.7),
         ("robots", 0.5),
     ]

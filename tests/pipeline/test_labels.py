@@ -11,7 +11,7 @@ from tests.sample_groups import NAMED
 from topic_explorer.pipeline.describe.boundwords import BoundWords, bound_words
 from topic_explorer.pipeline.describe.keywords import class_tfidf, topic_terms
 from topic_explorer.pipeline.describe.labels import MAX_LABEL_WORDS, is_name, make_labels
-from topic_explorer.pipeline.describe.naming_terms import generic_terms, named_terms
+from topic_explorer.pipeline.describe.naming_terms import _stem, generic_terms, named_terms
 from topic_explorer.pipeline.describe.terms import PaperTerms
 from topic_explorer.pipeline.describe.theme_names import theme_field, theme_name
 
@@ -205,6 +205,15 @@ def test_a_word_whose_inflections_gather_in_its_topic_names_it():
     assert named_terms(counts, naming)[0][0] == ("grasping", 1.0)  # 6 of 10 grasp* papers
     alone = _counts([*robots[:3], "Suction cups.", "Clutter.", "Arms.", *elsewhere], [0] * 6 + [1] * 4)
     assert named_terms(alone, naming)[0] == [("suction cups", 0.5)]  # 3 of 7 "grasping" papers, no "grasps"
+
+
+@pytest.mark.parametrize(
+    ("words", "joined"),
+    [(("grasp", "grasps", "grasping"), True), (("embedding", "embeddings"), True), (("bias", "biases"), True),
+     (("class", "classes"), True), (("galaxy", "galaxies"), True), (("news", "new"), False), (("bias", "bia"), False)],
+)  # fmt: skip
+def test_a_word_s_inflections_share_its_stem(words, joined):
+    assert (len({_stem(word) for word in words}) == 1) == joined
 
 
 def test_the_tail_of_an_acronym_s_long_form_gives_way_to_the_acronym():
