@@ -49,6 +49,28 @@ def test_a_rebuild_with_papers_added_embeds_only_the_new_ones(metadata_corpus, t
     assert read_build(result.path).manifest["embedder"]["papers_embedded"] == 8
 
 
+def test_from_200_papers_the_map_lays_out_the_nearest_of_the_topics_neighbours(tmp_path, fake_embedder):
+    """The topics' graph joins each paper to its `CLUSTER_NEIGHBORS` nearest; the map keeps `MAP_NEIGHBORS` of them,
+    as it did before the graph grew (a map drawn on 30 neighbours blurs its regions)."""
+    from topic_explorer.pipeline.fit.clusters import CLUSTER_NEIGHBORS, MAP_NEIGHBORS, SMALL_CORPUS
+    from topic_explorer.pipeline.fit.reduce import nearest_neighbours
+    from topic_explorer.pipeline.map.layout import map_coordinates
+
+    fields = [["robot", "grasp", "gripper"], ["galaxy", "star", "orbit"], ["protein", "enzyme", "cell"]]
+    abstracts = [f"{' '.join(fields[i % 3])} study {i} of {fields[i % 3][i % 2]} number {i // 3}." for i in range(240)]
+    corpus = tmp_path / "papers.csv"
+    pd.DataFrame({"abstract": abstracts}).to_csv(corpus, index=False)
+    settings = BuildSettings(cache_dir=tmp_path / "cache", seed=3)
+    build = read_build(run_build([corpus], tmp_path / "build", settings, embedder=fake_embedder).path)
+    assert len(build.papers) >= SMALL_CORPUS
+    parameters = build.manifest["parameters"]
+    assert (parameters["graph_neighbors"], parameters["map_neighbors"]) == (CLUSTER_NEIGHBORS, MAP_NEIGHBORS)
+    vectors = build.embeddings()
+    neighbours = nearest_neighbours(vectors, CLUSTER_NEIGHBORS + 1)
+    expected = map_coordinates(vectors, neighbours, seed=3, n_neighbors=MAP_NEIGHBORS)
+    np.testing.assert_allclose(build.papers[["x", "y"]].to_numpy(dtype=np.float32), expected, atol=1e-6)
+
+
 @pytest.mark.model
 def test_sample_build_meets_what_its_users_expect(sample_build):
     """The bundled sample with defaults: about a dozen fine topics under a level of 5-8 themes, at most 10% of
