@@ -91,12 +91,8 @@ def named_terms(
                 kept.setdefault(term, score)
                 continue
             single = " " not in term
-            kin = family[i] if single else [i]
             spread = single and (
-                (
-                    here.get(i, 0) < DEFINING_SHARE * corpus_papers[i]
-                    and sum(here.get(j, 0) for j in kin) < DEFINING_SHARE * corpus_papers[kin].sum()
-                )
+                _gathered(here, corpus_papers, i, family[i]) < DEFINING_SHARE
                 or here.get(i, 0) < DEFINING_REACH * counts.sizes[row]
             )
             bound = not single and uses[i] >= MIN_BOUND_USES and continued[term] >= BOUND_SHARE * uses[i]
@@ -201,6 +197,12 @@ def _paired(
                 result.setdefault(max(pairs)[2], score)
         result.setdefault(term, score)
     return list(result.items())
+
+
+def _gathered(here: dict[int, int], corpus: np.ndarray, i: int, kin: list[int]) -> float:
+    """The share of the corpus's papers using word `i` that are the topic's (`here`), or of its inflections' (`kin`)
+    users summed when that is more: "grasping" 46% alone, with "grasp" and "grasps" 56%."""
+    return max(here.get(i, 0) / corpus[i], sum(here.get(j, 0) for j in kin) / corpus[kin].sum())
 
 
 def _completion(term: str, i: int, here: dict[int, int], counts: TermCounts, least: float) -> str | None:
