@@ -31,6 +31,7 @@ from scipy import sparse
 
 from topic_explorer.pipeline.fit.reduce import spectral_layout
 from topic_explorer.pipeline.fit.settle import MAX_TOPIC_SHARE, SPLIT_FROM, by_first_paper, settle
+from topic_explorer.pipeline.memory import release_freed_memory
 from topic_explorer.pipeline.settings import BuildSettings
 
 SMALL_CORPUS = 200  # below this, a sparser graph and fewer dimensions: dozens of papers, topics of 3-5
@@ -104,7 +105,9 @@ def find_clusters(
     """
     if graph.shape[0] < SMALL_CORPUS:
         return by_first_paper(_ward_view(graph, params))
+    release_freed_memory()  # what the stages before freed: the views' workers will run beside this process
     resolution, _ = leiden_communities(graph, params.n_topics, params.min_topic_size, miss=VIEWS_MISS)
+    release_freed_memory()  # what the Leiden runs above freed
     processes = view_processes(graph.shape[0]) if processes is None else processes
     agreement = edge_agreement(graph, resolution, vectors, words, params.min_topic_size, processes)
     consensus = graph.multiply(agreement).tocsr()
@@ -192,9 +195,11 @@ def _view(graph, keep: np.ndarray, seed: int, resolution: float, vectors, words,
     """One view: Leiden's communities (`seed`) of the `keep` papers' subgraph, those of `min_size` papers or more
     settled on their centres and the smaller joined to their nearest (all -1 when none is big enough)."""
     found = _leiden(_network(graph[keep][:, keep]), resolution, seed=seed)
+    release_freed_memory()  # the graph's igraph and Leiden's own copy, freed: settling makes arrays of another size
     found[np.bincount(found)[found] < min_size] = -1  # too small to be a topic: settling joins it to its nearest
     if (found >= 0).any():
         found = settle(vectors[keep], found, None if words is None else words[keep])
+    release_freed_memory()  # a worker waits for its next view holding only what it uses
     return found
 
 

@@ -1,0 +1,32 @@
+"""Freed memory goes back to the operating system (`pipeline.memory`), so that the clustering's worker processes
+do not run beside a build holding hundreds of MiB it no longer uses."""
+
+from __future__ import annotations
+
+import ctypes
+import platform
+
+import psutil
+import pytest
+
+from topic_explorer.pipeline.memory import release_freed_memory
+
+BLOCKS, BLOCK_BYTES = 100_000, 1024  # 100 MB in small blocks, as igraph and leidenalg allocate
+
+
+@pytest.mark.skipif(platform.libc_ver()[0] != "glibc", reason="only glibc keeps freed pages and can trim them")
+def test_freed_small_blocks_leave_the_process() -> None:
+    libc = ctypes.CDLL("libc.so.6")
+    libc.malloc.restype = ctypes.c_void_p
+    libc.free.argtypes = [ctypes.c_void_p]
+    blocks = [libc.malloc(BLOCK_BYTES) for _ in range(BLOCKS)]
+    for block in blocks:
+        ctypes.memset(block, 1, BLOCK_BYTES)  # resident, not just reserved
+    last = blocks.pop()  # still in use at the top of the heap: glibc cannot give back the freed pages below it
+    for block in blocks:
+        libc.free(block)
+    held = psutil.Process().memory_info().rss
+    release_freed_memory()
+    returned = held - psutil.Process().memory_info().rss
+    libc.free(last)
+    assert returned > 0.8 * BLOCKS * BLOCK_BYTES
