@@ -157,8 +157,9 @@ def is_name(term: str, bound: BoundWords = NO_BOUND_WORDS, generic: frozenset[st
         return False
     if len(words) == 1 and len(words[0]) < MIN_ACRONYM_ALONE:
         return False  # "3D", "AI": a word this short names no topic alone ("3D vision" can)
-    if is_acronym(term.split()[-1]):
-        return True
+    last = term.split()[-1]
+    if is_acronym(last) and not any(part[:1].islower() for part in last.split("-")):
+        return True  # "RLHF", "federated LoRA", "GPT-4"; not "human-AI", a compound the corpus may write as a modifier
     if words[-1] in bound.modifiers or " ".join(words[-2:]) in bound.modifiers:
         return False  # "causal", "self-supervised", "high-quality": they say what kind of thing, not which thing
     return not (len(words) == 1 and words[0] in bound.heads)
@@ -203,5 +204,7 @@ def is_acronym(word: str) -> bool:
 
 
 def capitalise(label: str) -> str:
-    first = label.split()[0]
-    return label if is_acronym(first) or not first[:1].islower() else label[:1].upper() + label[1:]
+    """The label with a capital first letter, unless it starts with an acronym ("mRNA", "t-SNE"): "Human-AI"."""
+    parts = label.split()[0].split("-")
+    keep = is_acronym(parts[0]) or (len(parts[0]) == 1 and len(parts) > 1 and is_acronym(parts[1]))
+    return label if keep or not label[:1].islower() else label[:1].upper() + label[1:]

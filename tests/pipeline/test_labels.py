@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from tests.sample_groups import NAMED
 from topic_explorer.pipeline.describe.boundwords import BoundWords, bound_words
 from topic_explorer.pipeline.describe.keywords import class_tfidf, topic_terms
-from topic_explorer.pipeline.describe.labels import MAX_LABEL_WORDS, is_name, make_labels
+from topic_explorer.pipeline.describe.labels import MAX_LABEL_WORDS, capitalise, is_name, make_labels
 from topic_explorer.pipeline.describe.naming_terms import _stem, generic_terms, named_terms
 from topic_explorer.pipeline.describe.terms import PaperTerms
 from topic_explorer.pipeline.describe.theme_names import theme_field, theme_name
@@ -81,6 +81,37 @@ def test_a_compound_the_corpus_writes_before_other_words_is_no_name():
     naming = [_scored("long term", "long term memory"), _scored("long term", "load forecasting"), _scored("trade off")]
     labels = make_labels(naming, bound=bound)
     assert labels == ["Long term memory", "Load forecasting", "Trade off"]  # the phrase it qualifies, or the next
+
+
+def test_a_compound_ending_in_an_acronym_is_judged_as_a_compound():
+    texts = [
+        "Human-AI collaboration in teams.",
+        "Human-AI interaction at work.",
+        "Human-AI teaming for decisions.",
+        "We fine-tune GPT-4 and LoRA adapters.",
+    ]
+    bound = bound_words(texts)
+    assert "human ai" in bound.modifiers  # written before another word: it says what kind of collaboration
+    assert not is_name("human-AI", bound)
+    assert is_name("human-AI collaboration", bound)
+    assert is_name("GPT-4", bound)  # an acronym with its version: a name however the corpus writes it
+    assert is_name("federated LoRA", bound)
+    naming = [_scored("human-AI", "human-AI collaboration"), _scored("GPT-4")]
+    assert make_labels(naming, bound=bound) == ["Human-AI collaboration", "GPT-4"]
+
+
+@pytest.mark.parametrize(
+    ("label", "shown"),
+    [
+        ("human-AI teaming", "Human-AI teaming"),  # an acronym later in a compound does not keep its start small
+        ("t-SNE plots", "t-SNE plots"),  # a letter joined to an acronym is the acronym's own spelling
+        ("mRNA design", "mRNA design"),
+        ("e-mail", "E-mail"),
+        ("LoRA", "LoRA"),
+    ],
+)
+def test_a_label_starts_with_a_capital_unless_it_starts_with_an_acronym(label, shown):
+    assert capitalise(label) == shown
 
 
 def test_a_name_takes_back_the_stop_words_the_corpus_hyphenates_before_it():
