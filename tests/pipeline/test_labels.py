@@ -339,6 +339,16 @@ def test_a_topic_without_a_name_takes_its_best_term_and_a_weak_name_gives_way_to
     assert make_labels(naming, bound=bound, generic=frozenset({"models", "data"})) == ["Attack", "Analysis"]
 
 
+def test_a_compound_modifier_far_ahead_of_its_topic_s_names_gives_way_to_the_name_holding_it():
+    bound = BoundWords(modifiers=frozenset({"multi agent", "zero shot", "few shot", "quantum"}), heads=frozenset())
+    naming = [
+        [("multi-agent", 0.64), ("LLM agents", 0.30), ("multi-agent systems", 0.27)],  # names under half the best
+        [("zero-shot", 0.69), ("few-shot", 0.63)],  # no name at all: the best term stays
+        [("quantum", 0.9), ("quantum computing", 0.3)],  # a modifier word qualifies too many names to give way
+    ]
+    assert make_labels(naming, bound=bound) == ["Multi-agent systems", "Zero-shot", "Quantum"]
+
+
 def test_a_fragment_is_named_by_the_phrase_its_papers_write():
     abstracts = [
         "Differential privacy for large language models.",
