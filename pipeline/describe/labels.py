@@ -116,8 +116,7 @@ def _longer_first(terms: list[tuple[str, float]], bound: BoundWords, generic: fr
             # a head ("bandits") or a compound modifier ("multi-robot"): the name holding it takes its place; not a
             # modifier word ("preference"): it qualifies too many of the topic's names to say which one is meant
             if key in bound.heads or (" " in key and key in bound.modifiers):
-                holding = [t for t, _ in names if t not in ordered and f" {key} " in f" {normal_words(t)} "]
-                ordered += holding[:1]
+                ordered += _holding(key, [t for t, _ in names if t not in ordered])[:1]
             continue
         if term in ordered:
             continue
@@ -175,11 +174,15 @@ def _fallback(terms: list[str], taken: set[str], topic: int, bound: BoundWords, 
     key = normal_words(free[0]) if free else ""
     if " " in key and key in bound.modifiers:
         names = [t for t in free if is_name(t, bound, generic)]
-        holding = [t for t in names if f" {key} " in f" {normal_words(t)} "]
-        free = [*holding, *names, *free]
+        free = [*_holding(key, names), *names, *free]
     if free:
         return capitalise(free[0])
     return f"{capitalise(terms[0])} ({topic})" if terms else f"Topic {topic}"
+
+
+def _holding(key: str, names: list[str]) -> list[str]:
+    """The `names` that hold the words of `key` (lowercase, as `normal_words` gives them) in order, in their order."""
+    return [t for t in names if f" {key} " in f" {normal_words(t)} "]
 
 
 def _abbreviate(term: str, short: dict[str, str]) -> str:
