@@ -1,6 +1,8 @@
 """Text cleaning: what the keywords' count and the TF-IDF embedder read, and what it keeps in memory."""
 
-from topic_explorer.pipeline.text.clean import clean_for_keywords, strip_markup
+import pytest
+
+from topic_explorer.pipeline.text.clean import clean_for_keywords, content_words, phrases, strip_markup
 
 TEXT = r"We propose \textbf{Low-Rank} \emph{adapters}, 5\% faster on $\mathbf{S}$ ([1], Smith et al.) at https://x.org."
 
@@ -13,3 +15,17 @@ def test_cleaning_for_keywords_keeps_nothing_in_strip_markups_cache():
     assert strip_markup.cache_info().currsize == 0
     assert strip_markup(TEXT) == "We propose Low-Rank adapters, 5% faster on S ([1], Smith et al.) at https://x.org."
     assert strip_markup.cache_info().currsize == 1
+
+
+@pytest.mark.parametrize("apostrophe", ["'", "\u2019"])
+def test_a_contraction_is_no_word_and_joins_no_phrase(apostrophe):
+    """Newsgroup posts' "don't know" made names such as "T know"."""
+    text = "I don't know why this model isn't shown. We'll see, they're sure I'd agree".replace("'", apostrophe)
+    assert phrases(text) == ["know", "model", "sure", "agree"]  # not "t know", "don" or "ll"
+    assert list(content_words(text)) == ["know", "model", "sure", "agree"]
+
+
+def test_an_apostrophe_inside_a_name_or_a_quote_keeps_its_words():
+    assert set(phrases("O'Reilly wrote 'attention heads' and students' essays")) == {
+        "o", "reilly", "wrote", "reilly wrote", "attention", "heads", "attention heads", "students", "essays",
+    }  # fmt: skip

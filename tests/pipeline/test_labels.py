@@ -44,6 +44,9 @@ def _scored(*terms: str) -> list[tuple[str, float]]:
         ("RL", False),
         ("3D vision", True),
         ("one two three four five six", False),  # too long
+        ("x x", False),  # letters, not words
+        ("k-means clustering", True),  # a letter inside a name
+        ("T cells", True),
     ],
 )
 def test_a_name_is_judged_by_the_corpus_statistics_not_word_lists(term, ok):
@@ -337,6 +340,12 @@ def test_a_topic_without_a_name_takes_its_best_term_and_a_weak_name_gives_way_to
     bound = BoundWords(modifiers=frozenset(), heads=frozenset({"attack"}))
     # "success" passes as a name but scores far below "attack"; topic 1 has no name at all ("data" is generic)
     assert make_labels(naming, bound=bound, generic=frozenset({"models", "data"})) == ["Attack", "Analysis"]
+
+
+def test_a_topic_without_a_name_is_named_by_a_word_before_a_letter():
+    naming = [[("o", 0.46), ("r", 0.43), ("ax", 0.2)], [("x x", 0.5), ("p", 0.4)]]
+    # no term of either is a name; "ax" is a word, though a poor one; "x x" and "p" are letters only
+    assert make_labels(naming) == ["Ax", "X x"]
 
 
 def test_a_compound_modifier_far_ahead_of_its_topic_s_names_gives_way_to_the_name_holding_it():
