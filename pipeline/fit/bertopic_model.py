@@ -45,33 +45,40 @@ class BuildEmbedder(BaseEmbedder):
         return np.asarray(self._embed(list(documents)))
 
 
-def save_bertopic(bertopic: Any, folder: Path, *, embedder_kind: str, sizes: dict[int, int]) -> None:
-    """Write `bertopic` into `folder` as BERTopic's safetensors files, with c-TF-IDF and `sizes` per topic.
+def release_fit_inputs(bertopic: Any) -> None:
+    """Give the fitted `bertopic` the plain sub-models `BERTopic.load` gives a saved model, in place of ours that
+    read the fit sample's papers: the clustering (the papers' neighbours and TF-IDF rows), the vectorizer (each
+    paper's term counts) and the describers. A build holds its BERTopic model until it saves it at the end;
+    at 100,000 papers these held 130 MB through assigning the papers, the tree and the write.
 
-    The vectorizer saved is a plain scikit-learn one over the same candidate terms (words and phrases of up
-    to four words, our stop words): ours reads papers from counts only this build has.
+    The vectorizer left is a plain scikit-learn one over the same candidate terms (words and phrases of up to four
+    words, our stop words), which the saved model keeps; the topics' c-TF-IDF and the tree BERTopic's
+    `hierarchical_topics` draws from it are the fit's.
     """
+    from bertopic.cluster import BaseCluster
     from sklearn.feature_extraction.text import CountVectorizer
 
-    vocabulary = bertopic.vectorizer_model.vocabulary_
-    fitted_vectorizer = bertopic.vectorizer_model
     bertopic.vectorizer_model = CountVectorizer(
-        vocabulary=vocabulary,
+        vocabulary=bertopic.vectorizer_model.vocabulary_,
         ngram_range=(1, MAX_PHRASE_WORDS),
         token_pattern=TOKEN_PATTERN,
         stop_words=sorted(STOP_WORDS),
     ).fit([])  # fmt: skip  (a fixed vocabulary: fitting only checks it)
+    bertopic.hdbscan_model = BaseCluster()
+    bertopic.representation_model = None
+
+
+def save_bertopic(bertopic: Any, folder: Path, *, embedder_kind: str, sizes: dict[int, int]) -> None:
+    """Write `bertopic` (fitted, its fit's inputs released: `release_fit_inputs`) into `folder` as BERTopic's
+    safetensors files, with c-TF-IDF and `sizes` per topic."""
     bertopic.topic_sizes_ = {int(t): int(n) for t, n in sizes.items()}
-    try:
-        with _Quiet():
-            bertopic.save(
-                folder,
-                serialization="safetensors",
-                save_ctfidf=True,
-                save_embedding_model=PORTABLE_MODEL_NAME if embedder_kind == "minilm" else False,
-            )
-    finally:
-        bertopic.vectorizer_model = fitted_vectorizer
+    with _Quiet():
+        bertopic.save(
+            folder,
+            serialization="safetensors",
+            save_ctfidf=True,
+            save_embedding_model=PORTABLE_MODEL_NAME if embedder_kind == "minilm" else False,
+        )
 
 
 SAVED_FILES = ("config.json", "topics.json", TOPIC_EMBEDDINGS_FILE, "ctfidf.safetensors", "ctfidf_config.json")

@@ -82,7 +82,7 @@ def fit_topics(
         TopicDescriber,
     )
     from topic_explorer.pipeline.fit import remembered
-    from topic_explorer.pipeline.fit.bertopic_model import BuildEmbedder
+    from topic_explorer.pipeline.fit.bertopic_model import BuildEmbedder, release_fit_inputs
 
     timer = timer or StageTimer()
     results = results or ResultCache(None)
@@ -127,6 +127,7 @@ def fit_topics(
     real = ids >= 0
     model = TopicModel.from_centres(ids[real], np.asarray(bertopic.topic_embeddings_)[real], vectors, core)
     names = {int(t): topics.loc[topics["topic_id"] == t, "label"].iloc[0] for t in topics["topic_id"][topics["named"]]}
+    release_fit_inputs(bertopic)
     return Fit(
         bertopic=bertopic,
         topic_id=topic_id,
