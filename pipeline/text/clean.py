@@ -51,11 +51,11 @@ _BRACKET_CITATION = re.compile(r"\[[^\[\]]*(?:\d|et al)[^\[\]]*\]")
 _PAREN_CITATION = re.compile(r"\([^()]*et al\.?[^()]*\)")
 _ET_AL = re.compile(r"\bet al\.?", re.IGNORECASE)
 _STATE_OF_THE_ART = re.compile(r"\bstate[- ]of[- ]the[- ]art\b", re.IGNORECASE)
-# A contraction's clitic is no word: "don't" and "isn't" say nothing about a topic, and the "ll" of "we'll" and the
-# "m" of "I'm" are not words of their own. Kept, they named newsgroup posts "T know" and "D like". The "s" of
-# "it's" and "model's" stays a token: removed too, it moved the scorecard's topics and trees on the ML corpora,
-# where 20% of arXiv abstracts write a possessive and almost none a contraction (docs/benchmarks.md).
-_CLITICS = re.compile(r"\b\w+n['\u2019]t\b|(?<=\w)['\u2019](?:d|m|ll|ve|re)\b", re.IGNORECASE)
+# A contraction is no word: "don't" and "isn't" say nothing about a topic, and the "ll" of "we'll" and the "s" of
+# "it's" are not words of their own. Kept, they named newsgroup posts "T know", "D like" and "S true". A possessive
+# ("model's") stays as it was: made no word too, it moved the scorecard's topics and trees on the ML corpora, where
+# 20% of arXiv abstracts write one and almost none a contraction, with no name to mend (docs/benchmarks.md).
+_CONTRACTION = re.compile(r"\b\w+n['\u2019]t\b|\b(\w+)['\u2019](s|d|m|ll|ve|re)\b", re.IGNORECASE)
 
 
 @functools.lru_cache(maxsize=65_536)  # keywords, labels and acronyms each read the fit sample's abstracts
@@ -95,7 +95,7 @@ def clean_for_keywords(text: str) -> str:
     text = _PAREN_CITATION.sub(" ", text)
     text = _ET_AL.sub(" ", text)
     text = _STATE_OF_THE_ART.sub(" ", text)
-    text = without_clitics(text)
+    text = without_contractions(text)
     # Not through `strip_markup`'s cache: this text is made here, so each paper the TF-IDF embedder or the phrase
     # count reads (every paper of a build) would hold an entry of two new strings (130 MiB for 65,536 arXiv
     # abstracts, the cache full) and push out the abstracts that the names read again and again.
@@ -125,15 +125,26 @@ def word_runs(text: str) -> list[list[str]]:
 
 
 def content_words(text: str) -> Iterator[str]:
-    """The lowercase words of `text` that could say what it is about: no stop words, clitics, numbers or symbols."""
-    words = (m.group().lower() for m in _TOKEN.finditer(without_clitics(text)))
+    """The lowercase words of `text` that could say what it is about: no stop words, contractions, numbers or
+    symbols."""
+    words = (m.group().lower() for m in _TOKEN.finditer(without_contractions(text)))
     return (word for word in words if word not in STOP_WORDS)
 
 
-def without_clitics(text: str) -> str:
-    """`text` with its negative contractions ("don't") and the clitics of others ("we'll", "I'm") made phrase
-    breaks: what the words before and after say is kept, and no phrase joins them."""
-    return _CLITICS.sub(" ; ", text)
+def without_contractions(text: str) -> str:
+    """`text` with each negative contraction ("don't") and the clitic of every other ("we'll", "it's") made a phrase
+    break: the words around it are kept, and no phrase joins them. An "'s" after a word that is no stop word is a
+    possessive ("model's"), left as it is."""
+    return _CONTRACTION.sub(_contraction_gone, text)
+
+
+def _contraction_gone(found: re.Match) -> str:
+    stem, clitic = found.group(1), found.group(2)
+    if stem is None:
+        return " ; "
+    if clitic.lower() == "s" and stem.lower() not in STOP_WORDS:
+        return found.group(0)
+    return f"{stem} ; "
 
 
 def has_content(text: str) -> bool:
