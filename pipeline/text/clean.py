@@ -135,6 +135,8 @@ def without_contractions(text: str) -> str:
     """`text` with each negative contraction ("don't") and the clitic of every other ("we'll", "it's") made a phrase
     break: the words around it are kept, and no phrase joins them. An "'s" after a word that is no stop word is a
     possessive ("model's"), left as it is."""
+    if "'" not in text and "\u2019" not in text:  # most abstracts: the pattern's scan took a third of the cleaning
+        return text
     return _CONTRACTION.sub(_contraction_gone, text)
 
 
