@@ -9,6 +9,9 @@
         representation_model = {"Main": KeywordsNearCentre, "Label": ReadableLabels},
     ).fit(abstracts, embeddings)
 
+Once fitted, the model keeps BERTopic's plain sub-models in those slots (`bertopic_model.release_fit_inputs`): ours
+read every paper of the fit sample, and the build holds the model until it saves it.
+
 Fitting is the one stage that sees many papers at once; everything per paper afterwards applies its
 result (`pipeline.buildfolder.model`): a paper joins the topic whose BERTopic topic embedding is closest, as
 `BERTopic.transform` assigns it. Topic ids are BERTopic's: 0 is the largest topic.

@@ -141,6 +141,7 @@ def without_contractions(text: str) -> str:
 
 
 def _contraction_gone(found: re.Match) -> str:
+    """What `without_contractions` writes for one match of `_CONTRACTION`."""
     stem, clitic = found.group(1), found.group(2)
     if stem is None:
         return " ; "
