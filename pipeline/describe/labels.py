@@ -156,7 +156,7 @@ def is_name(term: str, bound: BoundWords = NO_BOUND_WORDS, generic: frozenset[st
         return False
     if len(words) == 1 and len(words[0]) < MIN_ACRONYM_ALONE:
         return False  # "3D", "AI": a word this short names no topic alone ("3D vision" can)
-    if not _has_word(words):
+    if not _has_word(term):
         return False  # "x x": letters, not words ("k-means" and "T cells" are names)
     last = term.split()[-1]
     if is_acronym(last) and not any(part[:1].islower() for part in last.split("-")):
@@ -173,7 +173,7 @@ def _fallback(terms: list[str], taken: set[str], topic: int, bound: BoundWords, 
     one holding it first ("Multi-agent systems"). A modifier word ("Quantum") stays, as in `_longer_first`: it
     qualifies too many of the topic's names for one to stand for it."""
     free = [t for t in terms if _key(t) not in taken]
-    free = sorted(free, key=lambda t: not _has_word(normal_words(t).split()))  # "o" only when nothing else is free
+    free = sorted(free, key=lambda t: not _has_word(t))  # "o" only when nothing else is free
     key = normal_words(free[0]) if free else ""
     if " " in key and key in bound.modifiers:
         names = [t for t in free if is_name(t, bound, generic)]
@@ -183,10 +183,10 @@ def _fallback(terms: list[str], taken: set[str], topic: int, bound: BoundWords, 
     return f"{capitalise(terms[0])} ({topic})" if terms else f"Topic {topic}"
 
 
-def _has_word(words: list[str]) -> bool:
-    """Whether one of `words` is longer than a letter: "o" and "x x" are what is left of code, math or a
+def _has_word(term: str) -> bool:
+    """Whether one of the term's words is longer than a letter: "o" and "x x" are what is left of code, math or a
     signature, and a reader could not tell what they name."""
-    return any(len(word) > 1 for word in words)
+    return any(len(word) > 1 for word in normal_words(term).split())
 
 
 def _holding(key: str, names: list[str]) -> list[str]:

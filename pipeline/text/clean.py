@@ -1,4 +1,4 @@
-"""Text clean-up shared by titles and keywords: LaTeX, markdown, citations, stop words.
+"""Text clean-up shared by titles and keywords: LaTeX, markdown, citations, contractions, stop words.
 
 Abstracts arrive with LaTeX (`$\\mathbf{S}$`, `\\texttt{...}`), markdown (`*JME*`) and
 citation debris (`[12]`, `et al.`); none of it should reach a title or a keyword.
@@ -35,7 +35,8 @@ ACADEMIC_STOP_WORDS = frozenset(
 KEPT_WORDS = frozenset("few system top bottom full interest fire bill front side move".split())
 STOP_WORDS = (frozenset(ENGLISH_STOP_WORDS) - KEPT_WORDS) | ACADEMIC_STOP_WORDS
 
-# A token is a word of 2+ letters or digits holding at least one letter ("3d", "gpt4", "lora").
+# A token is a run of letters or digits holding at least one letter ("3d", "gpt4", "lora"), a single letter too: the
+# "k" of "k-means" and the "t" of "t-SNE" (hyphens become spaces) belong to the phrases that name topics.
 TOKEN_PATTERN = r"(?u)\b[0-9]*[^\W\d_][^\W_]*\b"
 
 _INLINE_MATH = re.compile(r"\$\$.*?\$\$|\$[^$]*\$", re.DOTALL)
@@ -83,7 +84,7 @@ def _strip_markup(text: str) -> str:
 
 
 def clean_for_keywords(text: str) -> str:
-    """Text fit for counting words: no math, URLs, citations or markup; hyphens as spaces.
+    """Text fit for counting words: no math, URLs, citations, markup or contractions; hyphens as spaces.
 
     Hyphens become spaces so "low-rank" and "low rank" count as the same bigram.
     """
