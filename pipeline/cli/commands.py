@@ -19,6 +19,7 @@ from topic_explorer.pipeline.settings import BuildSettings, check_batch_size
 
 def build(args: argparse.Namespace) -> int:
     from topic_explorer.pipeline.apply.engine import make_engine
+    from topic_explorer.pipeline.fit.lean_bertopic import import_bertopic
     from topic_explorer.pipeline.run.build import run_build
 
     files_as_names = [name for name in args.topics if Path(name).is_file()]
@@ -44,6 +45,7 @@ def build(args: argparse.Namespace) -> int:
     _check_writable(args.out.parent, "--out")
     if settings.embedder == "minilm":
         _check_writable(settings.cache_dir, "--cache-dir")
+    import_bertopic()
     engine = make_engine(args.dask)
     try:
         result = run_build(args.inputs, args.out, settings, engine=engine, progress=not args.quiet)
@@ -58,9 +60,11 @@ def build(args: argparse.Namespace) -> int:
 
 def add(args: argparse.Namespace) -> int:
     from topic_explorer.pipeline.apply.engine import make_engine
+    from topic_explorer.pipeline.fit.lean_bertopic import import_bertopic
     from topic_explorer.pipeline.run.add import add_papers
 
     _check_writable(args.build.parent, "BUILD")
+    import_bertopic()
     engine = make_engine(args.dask)
     try:
         result = add_papers(

@@ -26,6 +26,7 @@ from bertopic.backend import BaseEmbedder
 
 from topic_explorer.pipeline.buildfolder.schema import BERTOPIC_DIR, REBUILD_HINT, TOPIC_EMBEDDINGS_FILE
 from topic_explorer.pipeline.errors import UserError
+from topic_explorer.pipeline.fit.lean_bertopic import without_language_models
 from topic_explorer.pipeline.settings import DEFAULT_DEVICE
 from topic_explorer.pipeline.text.clean import MAX_PHRASE_WORDS, STOP_WORDS, TOKEN_PATTERN
 
@@ -96,7 +97,7 @@ def load_saved(folder: Path, embedding_model: Any = None) -> Any:
     found = {p.name for p in folder.iterdir()} if folder.is_dir() else set()
     if found != set(SAVED_FILES):
         raise UserError(f"{folder} is not a BERTopic model as topic-explorer saves it; rebuild with: {REBUILD_HINT}")
-    with _Quiet(), _Offline():
+    with _Quiet(), _Offline(), without_language_models():  # no SentenceTransformer from the config's name
         return BERTopic.load(str(folder), embedding_model=embedding_model)
 
 
