@@ -37,6 +37,8 @@ def test_freed_small_blocks_leave_the_process() -> None:
 
 LEAN_COMMANDS = """
 import sys
+from topic_explorer.pipeline.fit.lean_bertopic import import_bertopic
+import_bertopic()  # first, with nothing imported: BERTopic's own imports (scipy, sklearn, umap) run without torch
 from topic_explorer.pipeline.cli.main import main
 build, more = sys.argv[1], sys.argv[2]
 assert main(["build", "--embedder", "tfidf", "--out", build, "--quiet"]) == 0
