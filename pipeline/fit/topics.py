@@ -121,7 +121,7 @@ def fit_topics(
     )
     with warnings.catch_warnings(), timer.stage("keywords"):
         warnings.simplefilter("ignore")  # BERTopic's notes on sub-models it does not recognise
-        bertopic.fit([text + DOCUMENT_END for text in abstracts], embeddings=vectors)
+        bertopic.fit(_documents(abstracts), embeddings=vectors)
     topics = describer.described
     bertopic.set_topic_labels(dict(zip(topics["topic_id"].tolist(), topics["label"], strict=True)))
     topic_id = np.asarray(bertopic.topics_, dtype=np.int64)
@@ -177,6 +177,14 @@ def _clustering_settings(settings: BuildSettings) -> dict:
     """The settings in the clustering's cache key: all the fit's (`for_results`) but `DESCRIBING_ONLY`."""
     values = settings.for_results(with_seed=False)
     return {name: value for name, value in values.items() if name not in DESCRIBING_ONLY}
+
+
+def _documents(abstracts: list[str]) -> pd.Series:
+    """The fit sample's abstracts as BERTopic reads them, each ended by `DOCUMENT_END`, in one Arrow string array
+    that BERTopic's table of documents shares rather than copies. As a list, the ended copies were new Python
+    strings held through the whole fit, at two bytes a character (`DOCUMENT_END` is not Latin-1), beside
+    BERTopic's own copy: 129 and 63 MiB at 50,000 arXiv abstracts."""
+    return pd.Series(abstracts, dtype="str") + DOCUMENT_END
 
 
 def _warn_unmatched(unmatched: dict[str, float], threshold: float) -> None:
