@@ -30,7 +30,7 @@ import numpy as np
 from scipy import sparse
 
 from topic_explorer.pipeline.fit.reduce import spectral_layout
-from topic_explorer.pipeline.fit.settle import MAX_TOPIC_SHARE, SPLIT_FROM, by_first_paper, settle
+from topic_explorer.pipeline.fit.settle import MAX_TOPIC_SHARE, SPLIT_FROM, by_first_paper, in_float64, settle
 from topic_explorer.pipeline.memory import release_freed_memory
 from topic_explorer.pipeline.settings import BuildSettings
 
@@ -198,7 +198,8 @@ def _view(graph, keep: np.ndarray, seed: int, resolution: float, vectors, words,
     release_freed_memory()  # the graph's igraph and Leiden's own copy, freed: settling makes arrays of another size
     found[np.bincount(found)[found] < min_size] = -1  # too small to be a topic: settling joins it to its nearest
     if (found >= 0).any():
-        found = settle(vectors[keep], found, None if words is None else words[keep])
+        # the view's rows in float64 at once: settling would hold float32 ones beside them (`in_float64`)
+        found = settle(vectors[keep], found, None if words is None else in_float64(words[keep]))
     release_freed_memory()  # a worker waits for its next view holding only what it uses
     return found
 

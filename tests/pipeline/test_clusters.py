@@ -302,6 +302,26 @@ def test_the_words_products_are_the_same_whatever_the_block_of_centres():
         np.testing.assert_array_equal(_products(words, centres, block_mb=block_mb), expected)
 
 
+def test_settling_holds_the_words_once_in_float64_with_the_same_topics_as_from_float32():
+    """The words' centres are float64, and scipy multiplied float32 rows by them on a new float64 copy at every
+    product: settling holds them in float64 once, sharing their columns, with the same topics bit for bit."""
+    from scipy import sparse
+    from sklearn.preprocessing import normalize
+
+    from topic_explorer.pipeline.fit import settle as settling
+
+    rng = np.random.default_rng(6)
+    vectors = groups_of(rng, np.eye(32)[:4], 60, 0.6)
+    words = normalize(sparse.random(240, 500, density=0.03, format="csr", random_state=6, dtype=np.float32))
+    held = settling.WordCentres(words, rng.integers(0, 4, 240)).words
+    assert held.dtype == np.float64
+    assert np.shares_memory(held.indices, words.indices)
+    np.testing.assert_array_equal(held.data, words.data.astype(np.float64))
+    start = rng.integers(0, 4, 240)
+    from_float32 = settling.settle(vectors, start, words)
+    assert settling.settle(vectors, start, settling.in_float64(words)).tolist() == from_float32.tolist()
+
+
 def test_each_paper_goes_to_the_centre_nearest_by_meaning_and_words_weighed():
     """`nearest_centres` sums the two cosines in place: each paper's topic is still the argmax of the meanings'
     cosine and the words' weighed `SETTLE_WORDS_WEIGHT`, from a formula written out here."""
