@@ -28,7 +28,9 @@ lists:
   adaptation)");
 - a term labels the topic where it weighs most, and labels are distinct within a set of topics.
 A label is one name of 1-5 words; a topic whose best name another topic owns pairs it with its own best
-name sharing no word with it ("LLMs and unlearning"), never with an echo of it ("Privacy and private").
+name sharing no word with it ("LLMs and unlearning"), never with an echo of it ("Privacy and private"), and one
+whose names other labels took pairs its best with its best free term ("LLMs and biases"). An acronym label and
+its long form are one name: no two topics read "LLMs (large language models)" and "Large language models".
 A theme (a group of the topic tree) is named from these labels in `theme_names`.
 """
 
@@ -56,15 +58,18 @@ def prefixed(term: str, prefixes: dict[str, str]) -> str:
 def expanded(label: str, expansions: dict[str, str]) -> str:
     """An acronym label with the long form the corpus defines, when both fit in `MAX_LABEL_WORDS`:
     "LoRA" -> "LoRA (low-rank adaptation)"; "RLHF" stays (its long form takes five words)."""
-    long_form = expansions.get(label) or expansions.get(label[:-1] if label.endswith("s") else label)
-    if (
-        not long_form
-        or not is_acronym(label)
-        or len(label.split()) + len(normal_words(long_form).split()) > MAX_LABEL_WORDS
-    ):
+    long_form = _long_form(label, expansions)
+    if not long_form or len(label.split()) + len(normal_words(long_form).split()) > MAX_LABEL_WORDS:
         return label
     words = ["-".join(p if is_acronym(p) else p.lower() for p in w.split("-")) for w in long_form.split()]
     return f"{label} ({' '.join(words)}{'s' if label.endswith('s') and not words[-1].endswith('s') else ''})"
+
+
+def _long_form(label: str, expansions: dict[str, str]) -> str | None:
+    """The long form the corpus defines for an acronym label ("LLMs" -> "large language models"), or None."""
+    if not is_acronym(label):
+        return None
+    return expansions.get(label) or expansions.get(label[:-1] if label.endswith("s") else label)
 
 
 def make_labels(
@@ -83,6 +88,14 @@ def make_labels(
     (`bound_words`) and `generic` its generic terms (`generic_terms`).
     """
     short = {normal_words(long): acronym for acronym, long in (acronyms or {}).items()}
+    expansions = expansions or {}
+
+    def said(label: str) -> set[str]:
+        """The names a label says: its own, and its long form's when it is an acronym the corpus defines. Two
+        topics named "LLMs (large language models)" and "Large language models" are one name twice."""
+        long_form = _long_form(label, expansions)
+        return {_key(label)} | ({_key(long_form)} if long_form else set())
+
     naming = [[(prefixed(term, bound.prefixes), score) for term, score in terms] for terms in naming]
     generic = generic | {normal_words(prefixed(term, bound.prefixes)) for term in generic}  # as the names now read
     owner: dict[str, tuple[float, int]] = {}
@@ -96,10 +109,17 @@ def make_labels(
     for topic, terms in enumerate(naming):
         names = [(t, owner[normal_words(t)][1] == topic) for t in _longer_first(terms, bound, generic)]
         options = [capitalise(" and ".join(_abbreviate(p, short) for p in parts)) for parts in _candidates(names)]
-        label = next((o for o in options if _key(o) not in taken), None)
-        label = label or _fallback([t for t, _ in terms], taken, topic, bound, generic)
-        taken.add(_key(label))
-        labels.append(expanded(label, expansions or {}))
+        label = next((o for o in options if not said(o) & taken), None)
+        if label is None:
+            free = [t for t, _ in terms if not (said(t) | said(_abbreviate(t, short))) & taken]
+            term = _fallback(free, bound, generic)
+            if term is None:
+                label = f"{capitalise(terms[0][0])} ({topic})" if terms else f"Topic {topic}"
+            else:  # its names are taken: its best one qualifies its free term where they read as one new name
+                label = _qualified(_abbreviate(names[0][0], short), term) if names and _has_word(term) else ""
+                label = label if label and not said(label) & taken else capitalise(term)
+        taken |= said(label)
+        labels.append(expanded(label, expansions))
     return labels
 
 
@@ -166,21 +186,26 @@ def is_name(term: str, bound: BoundWords = NO_BOUND_WORDS, generic: frozenset[st
     return not (len(words) == 1 and words[0] in bound.heads)
 
 
-def _fallback(terms: list[str], taken: set[str], topic: int, bound: BoundWords, generic: frozenset[str]) -> str:
-    """When no name is left: the topic's best term no other label uses, or the best with the topic's number. A best
-    term that is a compound the corpus writes before other words says what kind of thing, not which ("Multi-agent",
+def _fallback(free: list[str], bound: BoundWords, generic: frozenset[str]) -> str | None:
+    """When no name is left: the topic's best term no other label uses (of its `free` terms), or None. A best term
+    that is a compound the corpus writes before other words says what kind of thing, not which ("Multi-agent",
     "Zero-shot", scoring twice the topic's names at 100,000 arXiv papers): a free name of any score takes its place,
     one holding it first ("Multi-agent systems"). A modifier word ("Quantum") stays, as in `_longer_first`: it
     qualifies too many of the topic's names for one to stand for it."""
-    free = [t for t in terms if _key(t) not in taken]
     free = sorted(free, key=lambda t: not _has_word(t))  # "o" only when nothing else is free
     key = normal_words(free[0]) if free else ""
     if " " in key and key in bound.modifiers:
         names = [t for t in free if is_name(t, bound, generic)]
         free = [*_holding(key, names), *names, *free]
-    if free:
-        return capitalise(free[0])
-    return f"{capitalise(terms[0])} ({topic})" if terms else f"Topic {topic}"
+    return free[0] if free else None
+
+
+def _qualified(name: str, term: str) -> str:
+    """A topic's best name, which another topic took, qualified by its best free term ("LLMs and biases"), as
+    `_candidates` qualifies a name another topic owns; the term alone when they share a word or are too long."""
+    if stems(name) & stems(term) or len(name.split()) + len(term.split()) >= MAX_LABEL_WORDS:
+        return capitalise(term)
+    return capitalise(f"{name} and {term}")
 
 
 def _has_word(term: str) -> bool:

@@ -324,6 +324,27 @@ def test_labels_never_repeat_a_name_in_another_form():
     assert make_labels(naming) == ["GANs", "Mode collapse"]
 
 
+def test_a_name_taken_as_an_acronym_is_not_taken_again_in_its_long_form():
+    """Topic 0 takes "LLMs" (its only name, owned by topic 1); topic 1's names are then all taken, and its label
+    qualifies the name it shares instead of repeating it unabbreviated: a reader sees two topics named
+    "LLMs (large language models)" and "Large language models" as one name twice."""
+    naming = [
+        [("large language models", 0.97), ("pretraining data", 0.3)],
+        [("large language models", 1.0), ("LLMs", 0.9), ("biases", 0.3)],
+    ]
+    acronyms = {"LLMs": "large language models"}
+    labels = make_labels(naming, acronyms=acronyms, expansions=acronyms)
+    assert labels == ["LLMs (large language models)", "LLMs and biases"]
+
+
+def test_a_long_form_taken_first_keeps_its_acronym_from_another_topic():
+    naming = [[("large language models", 1.0)], [("LLMs", 0.9), ("jailbreak attacks", 0.3)]]
+    assert make_labels(naming, expansions={"LLMs": "large language models"}) == [
+        "Large language models",
+        "LLMs and jailbreak attacks",
+    ]
+
+
 def test_a_longer_name_that_scores_nearly_as_well_is_preferred():
     naming = [[("agents", 0.44), ("web agents", 0.42), ("safety", 0.2)], [("attacks", 0.5), ("jailbreak", 0.1)]]
     assert make_labels(naming) == ["Web agents", "Attacks"]
