@@ -75,6 +75,7 @@ def _long_form(label: str, expansions: dict[str, str]) -> str | None:
 def make_labels(
     naming: list[list[tuple[str, float]]],
     *,
+    keywords: list[list[str]] | None = None,
     acronyms: dict[str, str] | None = None,
     expansions: dict[str, str] | None = None,
     bound: BoundWords = NO_BOUND_WORDS,
@@ -82,10 +83,12 @@ def make_labels(
 ) -> list[str]:
     """One distinct label per topic from its (display term, score) pairs, best first.
 
-    `acronyms` maps acronyms to the long forms the corpus defines and prefers
-    (`pipeline.text.acronyms.preferred_acronyms`); `expansions` maps every acronym the corpus defines to its long
-    form, which follows an acronym label (`expanded`); `bound` holds the corpus's modifiers and heads
-    (`bound_words`) and `generic` its generic terms (`generic_terms`).
+    `keywords` (per topic, best first) are the last resort of a topic whose every term other labels took: its best
+    free keyword that can be a name qualifies its best name ("LLMs and biases": a topic whose one naming term,
+    "large language models", went to a topic that weighs it more). `acronyms` maps acronyms to the long forms the
+    corpus defines and prefers (`pipeline.text.acronyms.preferred_acronyms`); `expansions` maps every acronym the
+    corpus defines to its long form, which follows an acronym label (`expanded`); `bound` holds the corpus's
+    modifiers and heads (`bound_words`) and `generic` its generic terms (`generic_terms`).
     """
     short = {normal_words(long): acronym for acronym, long in (acronyms or {}).items()}
     expansions = expansions or {}
@@ -111,7 +114,9 @@ def make_labels(
         options = [capitalise(" and ".join(_abbreviate(p, short) for p in parts)) for parts in _candidates(names)]
         label = next((o for o in options if not said(o) & taken), None)
         if label is None:
+            named = [k for k in (keywords[topic] if keywords else []) if is_name(k, bound, generic)]
             free = [t for t, _ in terms if not (said(t) | said(_abbreviate(t, short))) & taken]
+            free = free or [k for k in named if not (said(k) | said(_abbreviate(k, short))) & taken]
             term = _fallback(free, bound, generic)
             if term is None:
                 label = f"{capitalise(terms[0][0])} ({topic})" if terms else f"Topic {topic}"

@@ -53,6 +53,7 @@ def describe_topics(
     acronyms = preferred_acronyms(texts, [term for ranked in naming for term, _ in ranked])
     made = make_labels(
         naming,
+        keywords=[[forms[w] for w, _ in terms[t].keywords] for t in topic_ids],
         acronyms=acronyms,
         expansions=expansions,
         bound=bound_words(texts),

@@ -337,6 +337,18 @@ def test_a_name_taken_as_an_acronym_is_not_taken_again_in_its_long_form():
     assert labels == ["LLMs (large language models)", "LLMs and biases"]
 
 
+def test_a_topic_whose_every_term_is_taken_qualifies_its_name_by_its_best_free_keyword():
+    naming = [[("large language models", 0.4), ("LLM unlearning", 0.3)], [("large language models", 0.38)]]
+    keywords = [["unlearning", "large language models"], ["models", "causal", "biases", "personality"]]
+    acronyms = {"LLMs": "large language models"}
+    bound = BoundWords(modifiers=frozenset({"causal"}), heads=frozenset())
+    labels = make_labels(
+        naming, keywords=keywords, acronyms=acronyms, expansions=acronyms, bound=bound, generic=frozenset({"models"})
+    )
+    assert labels == ["LLMs (large language models)", "LLMs and biases"]  # not "models" (generic), "causal" (modifier)
+    assert make_labels(naming, acronyms=acronyms, expansions=acronyms)[1] == "Large language models (1)"
+
+
 def test_a_long_form_taken_first_keeps_its_acronym_from_another_topic():
     naming = [[("large language models", 1.0)], [("LLMs", 0.9), ("jailbreak attacks", 0.3)]]
     assert make_labels(naming, expansions={"LLMs": "large language models"}) == [
