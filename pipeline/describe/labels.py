@@ -99,6 +99,10 @@ def make_labels(
         long_form = _long_form(label, expansions)
         return {_key(label)} | ({_key(long_form)} if long_form else set())
 
+    def is_free(term: str) -> bool:
+        """No label says the term, as written or as the corpus abbreviates it."""
+        return not (said(term) | said(_abbreviate(term, short))) & taken
+
     naming = [[(prefixed(term, bound.prefixes), score) for term, score in terms] for terms in naming]
     generic = generic | {normal_words(prefixed(term, bound.prefixes)) for term in generic}  # as the names now read
     owner: dict[str, tuple[float, int]] = {}
@@ -114,9 +118,10 @@ def make_labels(
         options = [capitalise(" and ".join(_abbreviate(p, short) for p in parts)) for parts in _candidates(names)]
         label = next((o for o in options if not said(o) & taken), None)
         if label is None:
-            named = [k for k in (keywords[topic] if keywords else []) if is_name(k, bound, generic)]
-            free = [t for t, _ in terms if not (said(t) | said(_abbreviate(t, short))) & taken]
-            free = free or [k for k in named if not (said(k) | said(_abbreviate(k, short))) & taken]
+            free = [t for t, _ in terms if is_free(t)]
+            free = free or [
+                k for k in (keywords[topic] if keywords else []) if is_name(k, bound, generic) and is_free(k)
+            ]
             term = _fallback(free, bound, generic)
             if term is None:
                 label = f"{capitalise(terms[0][0])} ({topic})" if terms else f"Topic {topic}"

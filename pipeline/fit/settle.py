@@ -111,7 +111,7 @@ def in_float64(words: sparse.csr_matrix) -> sparse.csr_matrix:
     """The TF-IDF rows with their weights in float64, sharing their columns. The centres' sums and products are in
     float64, and scipy multiplies float32 rows by float64 ones on a float64 copy of them, made afresh for every
     product of every Lloyd step: 42 MB each time for a 45,000-paper view at 100,000 papers. Held once, the same
-    figures bit for bit, and a view's settling peaked 69 MiB lower with `release_freed_memory` at every step
+    figures bit for bit; with `release_freed_memory` at every step a view's settling peaked at 264 MiB, not 336
     (measured on a saved 100,000-paper fit sample, docs/benchmarks.md)."""
     if words.dtype == np.float64:
         return words
