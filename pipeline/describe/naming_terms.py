@@ -20,6 +20,11 @@ DEFINING_SHARE = (
     0.5  # a single word names a topic alone when at least this share of the papers using it are the topic's
 )
 DEFINING_REACH = 0.3  # ... and at least this share of the topic's papers use it ("Quantization"; not "Time", "Data")
+# Short texts (newsgroup posts) share few words: a word under DEFINING_REACH still names its topic when nearly all its
+# users are the topic's (`STANDS_ALONE`), at least this share of those writing the topic's most written naming term
+# write it ...
+THIN_REACH = 0.5
+THIN_SCORE = 0.8  # ... and it scores at least this share of the topic's best naming term ("NHL"; not "Taxes")
 COMPLETION_SHARE = 0.3  # a phrase completes a term when this share of the topic's papers using the term write it
 LONGER_USE = 0.6  # ... and a longer phrase holding it that this share of its users write completes it in turn
 STANDS_ALONE = 0.8  # a defining word this share of whose users are the topic's is the field's own name ("Galaxies")
@@ -47,7 +52,10 @@ def named_terms(
     - a single word that does not define its topic: fewer than `DEFINING_SHARE` of the papers using it are the
       topic's, nor of its inflections' users summed (`_stem`: "grasp", "grasps", "grasping"; a paper writing two
       counts twice), or fewer than `DEFINING_REACH` of the topic's papers use it. "Time", "Data", "Features" are
-      spread over many topics; "Quantization", "Federated" and "Grasping" gather in one;
+      spread over many topics; "Quantization", "Federated" and "Grasping" gather in one. Where the topic's papers
+      share few words (short posts), a word under `DEFINING_REACH` still names it when it is its own (`STANDS_ALONE`),
+      nearly its best term (`THIN_SCORE`) and written by half as many papers as its most written term (`THIN_REACH`):
+      "NHL", in 21% of a hockey topic's posts, where "team" (40%, half of whose users are the topic's) named it;
     - a phrase the corpus mostly (`BOUND_SHARE`) continues with another word ("low-rank" -> "low-rank adaptation").
     A phrase of two or more words inside an acronym's long form (`acronyms`, as the corpus defines them: "human
     feedback" and "reinforcement learning" in "reinforcement learning from human feedback", "low rank" in "low-rank
@@ -84,6 +92,8 @@ def named_terms(
         written = counts.counts[row]
         two = min(MIN_COMPLETION_PAPERS, counts.sizes[row])  # two papers, or all of a smaller topic's
         least = max(two, COMPLETION_REACH * counts.sizes[row])
+        most = max((here.get(index[t], 0) for t, _ in naming[topic] if t in index), default=0)
+        best = naming[topic][0][1] if naming[topic] else 0.0
         kept: dict[str, float] = {}
         for term, score in naming[topic]:
             i = index.get(term)
@@ -91,10 +101,9 @@ def named_terms(
                 kept.setdefault(term, score)
                 continue
             single = " " not in term
-            spread = single and (
-                _gathered(here, corpus_papers, i, family[i]) < DEFINING_SHARE
-                or here.get(i, 0) < DEFINING_REACH * counts.sizes[row]
-            )
+            gathered = _gathered(here, corpus_papers, i, family[i]) if single else 0.0
+            thin = single and here.get(i, 0) < DEFINING_REACH * counts.sizes[row]
+            spread = thin or (single and gathered < DEFINING_SHARE)
             bound = not single and uses[i] >= MIN_BOUND_USES and continued[term] >= BOUND_SHARE * uses[i]
             acronym = index.get(parts.get(term, ""))
             if acronym is not None and here.get(acronym, 0) and written[0, acronym] >= written[0, i]:
@@ -105,6 +114,13 @@ def named_terms(
                 kept.setdefault(phrase, score)
             elif bound:  # a phrase its papers never complete together still says more than the next term ("Low-rank")
                 kept.setdefault(term, score)
+            elif (
+                thin
+                and gathered >= STANDS_ALONE
+                and score >= THIN_SCORE * best
+                and here.get(i, 0) >= max(two, THIN_REACH * most)
+            ):
+                kept.setdefault(term, score)  # short posts: a word of the topic's own, as written as its terms are
         covered = _covered(kept, here, index, corpus_papers, lowered)
         defining = {  # words most of whose users are the topic's, written by many of its papers (two at least)
             j

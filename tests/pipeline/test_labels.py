@@ -222,6 +222,20 @@ def test_a_word_written_in_two_phrases_stands_for_neither():
     assert not [term for term, _ in named[0] if " " in term]  # speculative and greedy: the topic writes both
 
 
+@pytest.mark.parametrize(
+    ("team_posts", "nhl_score", "named"),
+    [(4, 0.9, True), (4, 0.7, False), (6, 0.9, False)],  # nearly the best term, half as written as "team": its name
+)
+def test_a_word_few_short_posts_write_names_their_topic_when_it_is_theirs_alone(team_posts, nhl_score, named):
+    hockey = ["NHL playoffs tonight.", "NHL trade rumours.", *["Our team lost."] * team_posts]
+    hockey += ["Goalie saves.", "Puck drop.", "Overtime again.", "Fans cheer.", "Season ends.", "Ice is cold."]
+    work = ["Team meeting at work."] * team_posts  # half of those writing "team" are the hockey topic's
+    counts = _counts([*hockey, *work], [0] * len(hockey) + [1] * len(work))
+    names = dict(named_terms(counts, {0: [("team", 1.0), ("nhl", nhl_score)]})[0])
+    assert ("nhl" in names) == named  # written by 2 posts of 10-12, under DEFINING_REACH, and by no other topic
+    assert "team" in names  # 4 or 6 of the topic's posts: it defines the topic as before
+
+
 @pytest.mark.parametrize(("others", "completed"), [(30, True), (45, False)])
 def test_a_phrase_of_two_papers_completes_no_word_of_a_large_topic(others, completed):
     topic = ["Speculative decoding of drafts.", "Speculative decoding at scale.", *["Decoding."] * 3]
