@@ -157,14 +157,19 @@ def field_section(name: str, build, notes: str, table, embedder: str) -> str:
         f"## {name}: {len(build.papers):,} papers, {len(build.topics)} topics ({embedder} build)",
         "",
         "Field names (b): the MiniLM cosine of each name to the closest human name of the (up to 5) categories most",
-        "particular to its papers; stock: BERTopic's default name for the same papers (top 4 c-TF-IDF words).",
+        "particular to its papers; stock: BERTopic's default name for the same papers (top 4 c-TF-IDF words);",
+        "ceiling: each group's best name among its own words the naming rules accept, picked with its categories in",
+        "view (`label_instrument.name_ceiling`), how far naming from the corpus's words could go.",
         "",
-        "| level | groups | our names: mean | min | stock BERTopic: mean | ours - stock |",
-        "|---|---|---|---|---|---|",
+        "| level | groups | our names: mean | min | stock BERTopic: mean | ours - stock | ceiling: mean |",
+        "|---|---|---|---|---|---|---|",
     ]
     for level, rows in table.groupby("level", sort=False):
         ours, stock, low = rows["label_score"].mean(), rows["stock_score"].mean(), rows["label_score"].min()
-        lines.append(f"| {level} | {len(rows)} | {ours:.3f} | {low:.2f} | {stock:.3f} | {ours - stock:+.3f} |")
+        lines.append(
+            f"| {level} | {len(rows)} | {ours:.3f} | {low:.2f} | {stock:.3f} | {ours - stock:+.3f}"
+            f" | {rows['ceiling'].mean():.3f} |"
+        )
     lines += [
         "",
         "| level | papers | name (cosine) | stock name (cosine) | most particular categories |",
@@ -265,10 +270,10 @@ def _kept_notes(doc: Path) -> dict[str, str]:
 
 
 def _kept_sections(doc: Path) -> dict[str, str]:
-    """Sections of corpora not rebuilt this time stay as they were."""
+    """Sections of corpora not rebuilt this time stay as they were, ending as a fresh one ends (one newline)."""
     text = doc.read_text(encoding="utf-8") if doc.exists() else ""
     parts = re.split(r"(?m)^(?=## )", text)[1:]
-    return {part.split(":", 1)[0][3:].strip(): part for part in parts}
+    return {part.split(":", 1)[0][3:].strip(): part.rstrip() + "\n" for part in parts}
 
 
 def _kept_verdicts(doc: Path) -> dict[str, tuple[str, str]]:
