@@ -12,15 +12,14 @@ lists:
   (`boundwords.bound_words`);
 - a single word names a topic only when it defines it: most of the papers using it are the topic's and many of the
   topic's papers use it (`naming_terms.DEFINING_SHARE`, `DEFINING_REACH`: "Quantization"; not "Time", "Data",
-  "Features", which spread over many topics; in short posts fewer of them, `THIN_REACH`: "NHL"); otherwise it
-  stands for the phrase the topic's papers write it in, as does a phrase the corpus mostly continues ("low-rank" ->
-  "low-rank adaptation") (`naming_terms.named_terms`). Even
-  a defining word gives way to a phrase of the topic that covers it (written by half its users, as particular to the
-  topic) unless nearly all its users are the topic's (`STANDS_ALONE`: "Galaxies", "Hockey" stay; "Languages" ->
-  "Machine translation"); a word the corpus writes after another (a head) gives its place to the name holding it
-  ("Bandits" -> "Contextual bandits"), as does a compound the corpus hyphenates before other words ("Multi-robot" ->
-  "Multi-robot systems"), and a word the topic defines without owning gives way to the pair its papers write it in
-  before another word the topic defines ("Regret" -> "Regret bound");
+  "Features", which spread over many topics; in short posts fewer of them, `THIN_REACH`: "NHL"); otherwise it stands
+  for the phrase the topic's papers write it in, as does a phrase the corpus mostly continues ("low-rank" -> "low-rank
+  adaptation") (`naming_terms.named_terms`). Even a defining word gives way to a phrase of the topic that covers it
+  (written by half its users, as particular to the topic) unless nearly all its users are the topic's (`STANDS_ALONE`:
+  "Galaxies", "Hockey" stay; "Languages" -> "Machine translation"); a word the corpus writes after another (a head)
+  gives its place to the name holding it ("Bandits" -> "Contextual bandits"), as does a compound the corpus hyphenates
+  before other words ("Multi-robot" -> "Multi-robot systems"), and a word the topic defines without owning gives way
+  to the pair its papers write it in before another word the topic defines ("Regret" -> "Regret bound");
 - a name takes back the stop words the corpus hyphenates before its first words, which counting drops ("context
   learning" -> "In-context learning", `BoundWords.prefixes`);
 - a term the corpus abbreviates takes the acronym the field uses ("low rank adaptation" -> "LoRA", "human

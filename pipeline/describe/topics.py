@@ -50,10 +50,11 @@ def describe_topics(
     completed = named_terms(counts, {t: terms[t].naming for t in topic_ids}, expansions)
     forms = display_forms(texts, {w for t in topic_ids for w, _ in [*terms[t].keywords, *completed[t]]})
     naming = [[(forms[w], score) for w, score in completed[t]] for t in topic_ids]
+    keywords = [[forms[w] for w, _ in terms[t].keywords] for t in topic_ids]
     acronyms = preferred_acronyms(texts, [term for ranked in naming for term, _ in ranked])
     made = make_labels(
         naming,
-        keywords=[[forms[w] for w, _ in terms[t].keywords] for t in topic_ids],
+        keywords=keywords,
         acronyms=acronyms,
         expansions=expansions,
         bound=bound_words(texts),
@@ -66,7 +67,7 @@ def describe_topics(
         {
             "topic_id": pd.Series(topic_ids, dtype=np.int64),
             "label": [labels[t] for t in topic_ids],
-            "keywords": [[forms[w] for w, _ in terms[t].keywords] for t in topic_ids],
+            "keywords": keywords,
             "keyword_weights": [[s for _, s in terms[t].keywords] for t in topic_ids],
             "size": pd.Series([sizes[t] for t in topic_ids], dtype=np.int64),
             "named": [t in names for t in topic_ids],
